@@ -1,0 +1,161 @@
+#include "actors/device/device_actor.hpp"
+
+#include <algorithm>
+#include <caf/all.hpp>
+
+#include "actors/device/port_finder.hpp"
+#include "actors/log.hpp"
+#include "protocol/limits.hpp"
+#include "protocol/messages.hpp"
+
+namespace mixerd {
+
+namespace {
+
+constexpr std::string_view component = "device";
+using self_ptr = caf::stateful_actor<device_state>*;
+using clock = std::chrono::steady_clock;
+
+void publish(self_ptr self, event e) {
+  self->send(self->state.config.hub, caf::publish_atom_v, std::move(e));
+}
+
+void schedule_retry(self_ptr self, std::chrono::milliseconds delay) {
+  self->delayed_send(self, delay, retry_atom_v, self->state.generation);
+}
+
+// Ends the current link (if any) and plans the next attempt with exponential back-off.
+void drop_link(self_ptr self, const std::string& reason) {
+  auto& st = self->state;
+  if (st.link) st.link->close();
+  st.link.reset();
+  st.opened = false;
+  ++st.generation;
+  if (st.status.connected) {
+    st.status.connected = false;
+    log::warn(component, "disconnected from ", st.status.port, ": ", reason);
+    publish(self, device_status_change{false, st.status.port});
+  } else {
+    log::debug(component, reason);
+  }
+  st.backoff = std::clamp(st.backoff * 2, std::chrono::milliseconds(limits::reconnect_backoff_min),
+                          std::chrono::milliseconds(limits::reconnect_backoff_max));
+  schedule_retry(self, st.backoff);
+}
+
+void try_connect(self_ptr self) {
+  auto& st = self->state;
+  if (st.config.serial == "none") return;
+  std::string path = st.config.serial;
+  if (path == "auto") {
+    auto found = pick_device_port(list_usb_serial_ports());
+    if (!found) {
+      if (!st.told_searching) log::info(component, "no device found yet; still looking");
+      st.told_searching = true;
+      schedule_retry(self, limits::port_scan_interval);
+      return;
+    }
+    path = found->path;
+    log::info(component, "found ", found->description, " at ", path);
+  }
+  st.told_searching = false;
+  st.path = path;
+  ++st.generation;
+  log::debug(component, "opening ", path);
+  st.link = open_serial_link(*st.config.io, path, caf::actor_cast<caf::actor>(self), st.generation);
+}
+
+void send_line(self_ptr self, const protocol::host_command& cmd) {
+  auto encoded = protocol::encode_host_command(cmd);
+  if (encoded.shortened)
+    log::info(component, "line shortened to ", limits::max_line_bytes, " bytes: ", encoded.text);
+  log::trace(component, "-> ", encoded.text);
+  self->state.link->write_line(std::move(encoded.text));
+}
+
+void on_line(self_ptr self, const std::string& line, bool overlong) {
+  auto& st = self->state;
+  st.last_line = clock::now();
+  log::trace(component, "<- ", line);
+  if (!st.status.connected) {
+    // ACK,READY or any other line proves a device is answering (contract.md "Link life").
+    st.status.connected = true;
+    st.status.port = st.path;
+    st.backoff = std::chrono::milliseconds(0);
+    log::info(component, "connected on ", st.path);
+    publish(self, device_status_change{true, st.path});
+  }
+  if (overlong) {
+    log::warn(component, "over-long line from the device (", limits::max_line_bytes,
+              "+ bytes), passed on as raw data");
+    publish(self, serial_raw{line});
+    return;
+  }
+  auto ev = protocol::parse_device_line(line);
+  if (auto v = std::get_if<protocol::dev_version>(&ev)) {
+    if (st.status.firmware_version != v->version)
+      log::info(component, "firmware version ", v->version);
+    st.status.firmware_version = v->version;
+  } else if (auto t = std::get_if<protocol::dev_type>(&ev)) {
+    st.status.device_type = t->name;
+  } else if (auto p = std::get_if<protocol::dev_page>(&ev)) {
+    st.status.page = p->name;
+  } else if (auto u = std::get_if<protocol::dev_unknown>(&ev)) {
+    log::info(component, "unrecognised line: ", u->line);
+    publish(self, serial_raw{u->line});
+    return;
+  }
+  publish(self, device_input{std::move(ev)});
+}
+
+void on_keepalive(self_ptr self) {
+  auto& st = self->state;
+  if (clock::now() - st.last_line >= limits::silence_timeout) {
+    drop_link(self, "no line from the device for 6 s");
+    return;
+  }
+  send_line(self, protocol::cmd_ping{});
+  self->delayed_send(self, limits::ping_interval, keepalive_atom_v, st.generation);
+}
+
+}  // namespace
+
+caf::behavior device_actor(caf::stateful_actor<device_state>* self, device_config config) {
+  self->state.config = std::move(config);
+  if (self->state.config.serial == "none")
+    log::info(component, "serial link disabled (--serial none)");
+  else
+    self->send(self, retry_atom_v, self->state.generation);
+  return {
+      [self](caf::get_atom, status_atom) { return self->state.status; },
+      [self](const protocol::host_command& cmd) {
+        if (self->state.status.connected) send_line(self, cmd);
+      },
+      [self](retry_atom, std::uint64_t gen) {
+        if (gen == self->state.generation && !self->state.link) try_connect(self);
+      },
+      [self](opened_atom, std::uint64_t gen) {
+        auto& st = self->state;
+        if (gen != st.generation) return;
+        st.opened = true;
+        st.last_line = clock::now();
+        send_line(self, protocol::cmd_ready{});
+        self->delayed_send(self, limits::ping_interval, keepalive_atom_v, gen);
+      },
+      [self](line_atom, std::uint64_t gen, const std::string& line, bool overlong) {
+        if (gen == self->state.generation) on_line(self, line, overlong);
+      },
+      [self](closed_atom, std::uint64_t gen, const std::string& reason) {
+        if (gen == self->state.generation) drop_link(self, reason);
+      },
+      [self](keepalive_atom, std::uint64_t gen) {
+        if (gen == self->state.generation && self->state.opened) on_keepalive(self);
+      },
+      [self](caf::close_atom) {
+        if (self->state.link) self->state.link->close();
+        self->quit();
+      },
+  };
+}
+
+}  // namespace mixerd

@@ -1,0 +1,23 @@
+// The hub: fans every published event out to the subscribers of the moment. It owns only the
+// subscriber list; subscribers that terminate are dropped through monitoring.
+//
+// Messages:
+//   (subscribe_atom, caf::actor)    subscriber receives every later `event`
+//   (unsubscribe_atom, caf::actor)
+//   (publish_atom, event)           delivered to each subscriber as `event`
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <vector>
+
+namespace mixerd {
+
+struct hub_state {
+  std::vector<caf::actor> subscribers;
+  static inline const char* name = "hub";
+};
+
+caf::behavior hub_actor(caf::stateful_actor<hub_state>* self);
+
+}  // namespace mixerd

@@ -1,0 +1,187 @@
+#include "actors/mixer/mixer_actor.hpp"
+
+#include <algorithm>
+#include <caf/all.hpp>
+
+#include "actors/log.hpp"
+#include "protocol/json.hpp"
+#include "protocol/messages.hpp"
+
+namespace mixerd {
+
+namespace {
+
+constexpr std::string_view component = "mixer";
+using self_ptr = caf::stateful_actor<mixer_state>*;
+
+int clamp_volume(int v) {
+  return std::clamp(v, limits::volume_min, limits::volume_max);
+}
+
+void publish(self_ptr self, event e) {
+  self->send(self->state.hub, caf::publish_atom_v, std::move(e));
+}
+
+void to_device(self_ptr self, protocol::host_command cmd) {
+  self->send(self->state.device, std::move(cmd));
+}
+
+protocol::cmd_vol vol_command(const mixer_snapshot& mix, int i) {
+  return {i, mix.sliders[i].label, mix.sliders[i].value};
+}
+
+void persist_mutes(self_ptr self) {
+  self->send(self->state.settings, caf::put_atom_v, std::string("mutes"),
+             json::mutes_to_json(self->state.mix.mutes));
+}
+
+// Everything the device shows, after (re)connect: labels and volumes, mutes, master volume.
+void push_all(self_ptr self) {
+  const auto& mix = self->state.mix;
+  for (int i = 0; i < limits::slider_count; ++i)
+    to_device(self, vol_command(mix, i));
+  for (int i = 0; i < limits::mute_count; ++i)
+    to_device(self, protocol::cmd_mute{i, mix.mutes.individual[i]});
+  to_device(self, protocol::cmd_mute{protocol::master_index, mix.mutes.master});
+  to_device(self, protocol::cmd_master{mix.master_volume});
+}
+
+void on_slider(self_ptr self, const protocol::dev_slider& in) {
+  auto& slider = self->state.mix.sliders[in.index];
+  if (slider.value == in.value) return;
+  slider.value = in.value;
+  if (slider.assigned.type != assignment_type::unassigned)
+    self->state.audio->set_volume(slider.assigned, in.value);
+  // The device knows where its own slider is: nothing goes back.
+  publish(self, slider_change{in.index + 1, in.value});
+}
+
+void set_mute(self_ptr self, int index, bool muted) {
+  auto& mix = self->state.mix;
+  if (index == protocol::master_index) {
+    mix.mutes.master = muted;
+    self->state.audio->set_master_mute(muted);
+  } else {
+    mix.mutes.individual[index] = muted;
+    mix.sliders[index].muted = muted;
+    if (mix.sliders[index].assigned.type != assignment_type::unassigned)
+      self->state.audio->set_mute(mix.sliders[index].assigned, muted);
+  }
+  to_device(self, protocol::cmd_mute{index, muted});
+  publish(self, mute_change{index == protocol::master_index ? index : index + 1, muted});
+  persist_mutes(self);
+}
+
+void on_mute_press(self_ptr self, const protocol::dev_mute_press& in) {
+  const auto& mutes = self->state.mix.mutes;
+  bool now = in.index == protocol::master_index ? mutes.master : mutes.individual[in.index];
+  set_mute(self, in.index, !now);
+}
+
+void set_master_volume(self_ptr self, int volume) {
+  auto& mix = self->state.mix;
+  volume = clamp_volume(volume);
+  if (volume == mix.master_volume) {
+    // An encoder turn at the end stop is still a request: tell the device the (same) result.
+    to_device(self, protocol::cmd_master{volume});
+    return;
+  }
+  mix.master_volume = volume;
+  self->state.audio->set_master_volume(volume);
+  to_device(self, protocol::cmd_master{volume});
+  publish(self, volume_change{volume});
+  self->send(self->state.settings, caf::put_atom_v, std::string("master_volume"),
+             nlohmann::json(volume));
+}
+
+void on_device_input(self_ptr self, const protocol::device_event& input) {
+  if (auto s = std::get_if<protocol::dev_slider>(&input)) {
+    on_slider(self, *s);
+  } else if (auto m = std::get_if<protocol::dev_mute_press>(&input)) {
+    on_mute_press(self, *m);
+  } else if (auto e = std::get_if<protocol::dev_encoder_turn>(&input)) {
+    set_master_volume(self, self->state.mix.master_volume + e->delta * limits::encoder_step);
+  }
+}
+
+// A hand-edited settings file (SIGHUP) may rename or reassign sliders or change mutes.
+void on_settings_reloaded(self_ptr self, const nlohmann::json& settings) {
+  auto fresh = mixer_from_settings(settings);
+  auto& mix = self->state.mix;
+  for (int i = 0; i < limits::slider_count; ++i) {
+    auto& cur = mix.sliders[i];
+    const auto& next = fresh.sliders[i];
+    if (cur.label == next.label && cur.assigned == next.assigned) continue;
+    cur.label = next.label;
+    cur.assigned = next.assigned;
+    to_device(self, vol_command(mix, i));
+    publish(self, assignment_change{i + 1, cur.assigned, cur.label});
+  }
+  for (int i = 0; i < limits::mute_count; ++i)
+    if (fresh.mutes.individual[i] != mix.mutes.individual[i])
+      set_mute(self, i, fresh.mutes.individual[i]);
+  if (fresh.mutes.master != mix.mutes.master)
+    set_mute(self, protocol::master_index, fresh.mutes.master);
+}
+
+}  // namespace
+
+mixer_snapshot mixer_from_settings(const nlohmann::json& settings) {
+  mixer_snapshot mix;
+  for (int i = 0; i < limits::slider_count; ++i)
+    mix.sliders[i].label = default_slider_label(i + 1);
+  if (auto it = settings.find("sliders"); it != settings.end() && it->is_array()) {
+    for (std::size_t i = 0; i < it->size() && i < mix.sliders.size(); ++i) {
+      const auto& s = (*it)[i];
+      if (!s.is_object()) continue;
+      if (auto label = s.find("label"); label != s.end() && label->is_string())
+        mix.sliders[i].label = label->get<std::string>();
+      if (auto a = s.find("assignment"); a != s.end()) {
+        std::string why;
+        if (auto parsed = json::assignment_from_json(*a, why)) mix.sliders[i].assigned = *parsed;
+      }
+    }
+  }
+  if (auto it = settings.find("mutes"); it != settings.end() && it->is_object()) {
+    if (auto ind = it->find("individual"); ind != it->end() && ind->is_array())
+      for (std::size_t i = 0; i < ind->size() && i < mix.mutes.individual.size(); ++i)
+        if ((*ind)[i].is_boolean()) mix.mutes.individual[i] = (*ind)[i].get<bool>();
+    if (auto m = it->find("master"); m != it->end() && m->is_boolean())
+      mix.mutes.master = m->get<bool>();
+  }
+  for (int i = 0; i < limits::slider_count; ++i)
+    mix.sliders[i].muted = mix.mutes.individual[i];
+  if (auto v = settings.find("master_volume"); v != settings.end() && v->is_number_integer())
+    mix.master_volume = clamp_volume(v->get<int>());
+  return mix;
+}
+
+caf::behavior mixer_actor(caf::stateful_actor<mixer_state>* self, mixer_wiring wiring,
+                          nlohmann::json settings) {
+  auto& st = self->state;
+  st.mix = mixer_from_settings(settings);
+  st.device = std::move(wiring.device);
+  st.hub = std::move(wiring.hub);
+  st.settings = std::move(wiring.settings);
+  st.audio = std::move(wiring.audio);
+  st.mix.audio_connected = st.audio->attached();
+  log::info(component, "audio: ", st.audio->describe());
+  self->send(st.hub, caf::subscribe_atom_v, caf::actor_cast<caf::actor>(self));
+  self->send(st.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
+  return {
+      [self](caf::get_atom) {
+        self->state.mix.audio_connected = self->state.audio->attached();
+        return self->state.mix;
+      },
+      [self](const event& e) {
+        if (auto in = std::get_if<device_input>(&e)) {
+          on_device_input(self, in->input);
+        } else if (auto status = std::get_if<device_status_change>(&e)) {
+          if (status->connected) push_all(self);
+        }
+      },
+      [self](const settings_reloaded& reloaded) { on_settings_reloaded(self, reloaded.settings); },
+  };
+}
+
+}  // namespace mixerd

@@ -1,0 +1,198 @@
+#include "actors/settings/settings_file.hpp"
+
+#include <fcntl.h>
+#include <openssl/rand.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "protocol/settings_schema.hpp"
+
+namespace mixerd::settings_file {
+
+namespace {
+
+std::error_code last_error() {
+  return {errno, std::generic_category()};
+}
+
+// 1-based line and column of a byte offset, for parse errors.
+std::pair<int, int> line_and_column(const std::string& text, std::size_t offset) {
+  int line = 1;
+  int column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+bool write_all(int fd, const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    auto n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+load_result load(const std::string& path) {
+  load_result result;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (errno == ENOENT) return result;
+    result.error = path + ": cannot be read: " + last_error().message();
+    return result;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return result;  // empty file
+  try {
+    result.settings = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    auto [line, column] = line_and_column(text, e.byte > 0 ? e.byte - 1 : 0);
+    result.error = path + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                   ": not valid JSON: " + e.what();
+    return result;
+  }
+  if (auto bad = settings_schema::validate(result.settings)) {
+    int line = settings_schema::locate_key(text, bad->key);
+    result.error = path + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": key '" +
+                   bad->key + "' " + bad->message;
+  }
+  return result;
+}
+
+std::string serialize(const nlohmann::json& settings) {
+  return settings.dump(2) + "\n";
+}
+
+std::error_code write_atomically(const std::string& path, const std::string& contents) {
+  namespace fs = std::filesystem;
+  fs::path target(path);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string temp = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
+  int fd = ::mkstemp(temp.data());
+  if (fd < 0) return last_error();
+  std::error_code ec;
+  if (::fchmod(fd, 0600) != 0 || !write_all(fd, contents) || ::fsync(fd) != 0) ec = last_error();
+  if (::close(fd) != 0 && !ec) ec = last_error();
+  if (!ec && ::rename(temp.c_str(), path.c_str()) != 0) ec = last_error();
+  if (ec) {
+    ::unlink(temp.c_str());
+    return ec;
+  }
+  // The rename is durable only once the folder entry is on disk.
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return {};
+}
+
+write_lock::write_lock(const std::string& lock_path) {
+  fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd_ < 0) {
+    error_ = last_error();
+    return;
+  }
+  while (::flock(fd_, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    error_ = last_error();
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+}
+
+write_lock::~write_lock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
+std::string random_secret() {
+  unsigned char bytes[32];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("OpenSSL RAND_bytes failed");
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(64);
+  for (unsigned char b : bytes) {
+    out.push_back(hex[b >> 4]);
+    out.push_back(hex[b & 0xF]);
+  }
+  return out;
+}
+
+bool ensure_secrets(nlohmann::json& settings) {
+  bool changed = false;
+  for (const char* key : {"toast_api_key", "plant_store_token"}) {
+    if (!settings.contains(key)) {
+      settings[key] = random_secret();
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+std::error_code ensure_data_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    return std::make_error_code(std::errc::not_a_directory);
+  return {};
+}
+
+pid_file::pid_file(std::string path) : path_(std::move(path)) {
+  int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char buf[32] = {};
+    auto n = ::pread(fd, buf, sizeof buf - 1, 0);
+    if (n > 0) other_pid_ = std::strtol(buf, nullptr, 10);
+    ::close(fd);
+    return;
+  }
+  std::string text = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, text.data(), text.size(), 0) < 0) {
+    ::close(fd);
+    return;
+  }
+  fd_ = fd;
+}
+
+pid_file::~pid_file() {
+  if (fd_ < 0) return;
+  ::unlink(path_.c_str());
+  ::close(fd_);
+}
+
+std::optional<long> running_daemon(const std::string& pid_path) {
+  int fd = ::open(pid_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::optional<long> pid;
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {  // locked: a daemon holds it
+    char buf[32] = {};
+    auto n = ::pread(fd, buf, sizeof buf - 1, 0);
+    if (n > 0) pid = std::strtol(buf, nullptr, 10);
+  }
+  ::close(fd);
+  return pid;
+}
+
+}  // namespace mixerd::settings_file

@@ -1,0 +1,41 @@
+#include "actors/system.hpp"
+
+#include <caf/all.hpp>
+
+#include "actors/audio/audio_backend.hpp"
+#include "actors/device/device_actor.hpp"
+#include "actors/hub/hub_actor.hpp"
+#include "actors/mixer/mixer_actor.hpp"
+#include "actors/settings/settings_actor.hpp"
+#include "protocol/messages.hpp"
+
+namespace mixerd {
+
+void configure_actor_system(caf::actor_system_config& cfg) {
+  cfg.add_message_types<caf::id_block::mixerd>();
+  cfg.set("scheduler.policy", caf::atom("sharing"));
+  cfg.set("scheduler.max-threads", 2);
+}
+
+actor_handles spawn_actors(caf::actor_system& sys, const actor_options& options) {
+  actor_handles h;
+  h.hub = sys.spawn(hub_actor);
+  h.settings = sys.spawn(settings_actor, options.paths, options.settings);
+  h.device = sys.spawn(device_actor, device_config{options.io, options.serial, h.hub});
+  std::shared_ptr<audio_backend> audio = make_detached_backend();
+  h.mixer =
+      sys.spawn(mixer_actor, mixer_wiring{h.device, h.hub, h.settings, audio}, options.settings);
+  return h;
+}
+
+void shutdown_actors(caf::actor_system& sys, const actor_handles& actors) {
+  caf::scoped_actor self{sys};
+  self->send(actors.device, caf::close_atom_v);
+  // Pending settings (a mute pressed a moment ago) must reach the disk before exit.
+  self->request(actors.settings, caf::infinite, caf::flush_atom_v)
+      .receive([](bool) {}, [](caf::error&) {});
+  for (const auto& a : {actors.mixer, actors.device, actors.settings, actors.hub})
+    self->send_exit(a, caf::exit_reason::user_shutdown);
+}
+
+}  // namespace mixerd

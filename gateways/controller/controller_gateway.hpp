@@ -1,0 +1,22 @@
+// The controller's route table (interfaces.md section C): a stateless actor that turns each
+// HTTP request into requests to the owning actors and their replies into JSON responses.
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/event_based_actor.hpp>
+
+#include "gateways/http/server.hpp"
+
+namespace mixerd {
+
+struct controller_targets {
+  caf::actor device;
+  caf::actor mixer;
+};
+
+caf::behavior controller_gateway(caf::event_based_actor* self, controller_targets targets);
+
+// The server-core handler that forwards requests to a gateway actor.
+http::handler forward_to(caf::actor gateway);
+
+}  // namespace mixerd

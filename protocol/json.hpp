@@ -1,0 +1,28 @@
+// JSON mapping of every wire shape of the controller (interfaces.md section C, contract.md
+// decisions). Gateways and the hub encode through these functions only.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "protocol/events.hpp"
+#include "protocol/types.hpp"
+
+namespace mixerd::json {
+
+using nlohmann::json;
+
+json to_json(const assignment& a);
+json slider_to_json(int index, const slider_state& s);  // index 1-4
+json sliders_to_json(const mixer_snapshot& m);          // {"sliders": [...]}
+json mutes_to_json(const mute_states& m);               // {"individual": [...], "master": b}
+json status_to_json(const device_status& d, bool audio_connected);
+json volume_to_json(int volume);  // {"volume": v}
+json event_payload(const event& e);
+
+// Reads an assignment as stored in settings or sent by a client. On failure returns nullopt
+// and sets `problem` to a sentence naming the field, e.g. "names must be an array of strings".
+std::optional<assignment> assignment_from_json(const json& j, std::string& problem);
+
+}  // namespace mixerd::json

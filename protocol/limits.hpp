@@ -1,0 +1,37 @@
+// Every numeric limit of the interfaces, in one place (design.md: validation reads these).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+namespace mixerd::limits {
+
+// Device link (contract.md "Serial protocol").
+inline constexpr std::size_t max_line_bytes = 255;  // without the terminating '\n'
+inline constexpr unsigned serial_baud = 2'000'000;
+inline constexpr auto ping_interval = std::chrono::milliseconds(2000);
+inline constexpr auto silence_timeout = std::chrono::milliseconds(6000);
+inline constexpr auto reconnect_backoff_min = std::chrono::milliseconds(500);
+inline constexpr auto reconnect_backoff_max = std::chrono::milliseconds(5000);
+inline constexpr auto port_scan_interval = std::chrono::milliseconds(1000);
+
+// Hardware shape.
+inline constexpr int slider_count = 4;
+inline constexpr int mute_count = 4;
+inline constexpr int macro_count = 9;  // per page
+inline constexpr int macro_page_count = 4;
+
+// Values.
+inline constexpr int volume_min = 0;
+inline constexpr int volume_max = 100;
+inline constexpr int encoder_step = 2;  // master volume change per detent
+
+// HTTP.
+inline constexpr std::size_t http_body_max = 64 * 1024;
+inline constexpr std::size_t http_header_max = 16 * 1024;
+inline constexpr auto http_idle_timeout = std::chrono::seconds(30);
+
+// Settings persistence: changes are coalesced and written at most this often.
+inline constexpr auto settings_flush_delay = std::chrono::milliseconds(250);
+
+}  // namespace mixerd::limits

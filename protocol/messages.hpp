@@ -1,0 +1,56 @@
+// The CAF type-ID block of mixerd: every type and atom that travels between actors.
+// Atom text is at most 10 characters (CAF 0.17).
+#pragma once
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/type_id.hpp>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "protocol/device_codec.hpp"
+#include "protocol/events.hpp"
+#include "protocol/types.hpp"
+
+namespace mixerd {
+
+// A settings subtree and the reason it was (re)loaded, sent to watchers after SIGHUP.
+struct settings_reloaded {
+  nlohmann::json settings;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, device_status& x) {
+  return f(caf::meta::type_name("device_status"), x.connected, x.port, x.page, x.firmware_version,
+           x.device_type);
+}
+
+}  // namespace mixerd
+
+// Variants, JSON values and snapshots never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(nlohmann::json)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::event)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::protocol::host_command)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mixer_snapshot)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::settings_reloaded)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
+
+CAF_ADD_TYPE_ID(mixerd, (mixerd::device_status))
+CAF_ADD_TYPE_ID(mixerd, (nlohmann::json))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::event))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::protocol::host_command))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::mixer_snapshot))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::settings_reloaded))
+
+CAF_ADD_ATOM(mixerd, mixerd, reload_atom, "reload")
+CAF_ADD_ATOM(mixerd, mixerd, status_atom, "status")
+CAF_ADD_ATOM(mixerd, mixerd, line_atom, "line")
+CAF_ADD_ATOM(mixerd, mixerd, closed_atom, "closed")
+CAF_ADD_ATOM(mixerd, mixerd, opened_atom, "opened")
+CAF_ADD_ATOM(mixerd, mixerd, watch_atom, "watch")
+CAF_ADD_ATOM(mixerd, mixerd, retry_atom, "retry")
+CAF_ADD_ATOM(mixerd, mixerd, keepalive_atom, "keepalive")
+
+CAF_END_TYPE_ID_BLOCK(mixerd)

@@ -1,0 +1,258 @@
+"""Black-box harness: the real mixerd binary, a real pseudo-terminal as the device, real HTTP.
+
+MIXERD_BIN names the binary under test (the test script runs the suite once per build type).
+"""
+import json
+import os
+import pty
+import queue
+import re
+import select
+import signal
+import subprocess
+import threading
+import time
+import tty
+import urllib.error
+import urllib.request
+
+import pytest
+
+MIXERD_BIN = os.environ.get("MIXERD_BIN", os.path.join(os.path.dirname(__file__), "../../build/release/tools/mixerd"))
+LISTEN_RE = re.compile(r"(controller|notification API|plant store) listening on \S+:(\d+)")
+
+
+class FakeDevice:
+    """The device end of a pty, answering like the open firmware (device-firmware.md 5.2).
+
+    The daemon opens `path`, a symlink to the pty, so a test can replace the pty behind it
+    ("unplug" and "replug"). Every host line is queued in `received`.
+    """
+
+    def __init__(self, link_dir, firmware="2.0.0", answer=True):
+        self.path = os.path.join(link_dir, "ttyMIX")
+        self.firmware = firmware
+        self.answer = answer
+        self.received = queue.Queue()
+        self.master = None
+        self._stop = threading.Event()
+        self._thread = None
+        self.plug()
+
+    def plug(self):
+        master, slave = pty.openpty()
+        tty.setraw(slave)
+        slave_name = os.ttyname(slave)
+        os.close(slave)
+        tmp = self.path + ".new"
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        os.symlink(slave_name, tmp)
+        os.rename(tmp, self.path)
+        self.master = master
+        self._first = True
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, args=(master, self._stop), daemon=True)
+        self._thread.start()
+
+    def unplug(self):
+        self._stop.set()
+        self._thread.join(timeout=2)
+        os.close(self.master)
+        self.master = None
+
+    def close(self):
+        if self.master is not None:
+            self.unplug()
+
+    def send(self, line):
+        os.write(self.master, (line + "\n").encode())
+
+    def _serve(self, master, stop):
+        pending = b""
+        while not stop.is_set():
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO while the daemon has the slave closed
+                time.sleep(0.02)
+                continue
+            pending += chunk
+            while b"\n" in pending:
+                raw, pending = pending.split(b"\n", 1)
+                line = raw.decode(errors="replace").rstrip("\r")
+                if line:
+                    self.received.put(line)
+                    if self.answer:
+                        self._reply(line)
+
+    def _reply(self, line):
+        out = []
+        if self._first:
+            out.append("STATE,CONNECTED")
+            self._first = False
+        if line == "READY":
+            out += ["ACK,READY", "DEV_TYPE,Mixlar Mix", "FW_VER," + self.firmware]
+        elif line == "PING":
+            out.append("PONG")
+        elif line == "VER":
+            out.append("VER," + self.firmware)
+        elif line.split(",")[0] in ("VOL", "MACRO", "MUTE", "MASTER", "MPAGE", "TOAST"):
+            out.append("ACK," + line)
+        for o in out:
+            self.send(o)
+
+    def expect(self, predicate, timeout=5.0, what="a matching line"):
+        """Returns the first received line matching predicate (a string means equality)."""
+        if isinstance(predicate, str):
+            wanted = predicate
+            predicate = lambda l: l == wanted  # noqa: E731
+            what = repr(wanted)
+        deadline = time.monotonic() + timeout
+        seen = []
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"device never received {what}; got {seen}")
+            try:
+                line = self.received.get(timeout=left)
+            except queue.Empty:
+                continue
+            seen.append(line)
+            if predicate(line):
+                return line
+
+
+class Daemon:
+    def __init__(self, data_dir, args=(), env=None):
+        self.data_dir = data_dir
+        self.args = ["--data-dir", data_dir, "--bind", "127.0.0.1", "--controller-port", "0",
+                     "--toast-port", "0", "--plants-port", "0", *args]
+        self.env = dict(os.environ, **(env or {}))
+        self.proc = None
+        self.ports = {}
+        self.log = []
+        self._lines = queue.Queue()
+
+    def start(self, wait_ready=True):
+        self.proc = subprocess.Popen([MIXERD_BIN, *self.args], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     env=self.env, text=True)
+        threading.Thread(target=self._pump, daemon=True).start()
+        if wait_ready:
+            self.wait_log("ready", timeout=15)
+        return self
+
+    def _pump(self):
+        for line in self.proc.stdout:
+            line = line.rstrip("\n")
+            self.log.append(line)
+            m = LISTEN_RE.search(line)
+            if m:
+                self.ports[m.group(1)] = int(m.group(2))
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def wait_log(self, text, timeout=10):
+        deadline = time.monotonic() + timeout
+        for line in list(self.log):
+            if text in line:
+                return line
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"log never said {text!r}:\n" + "\n".join(self.log))
+            try:
+                line = self._lines.get(timeout=left)
+            except queue.Empty:
+                continue
+            if line is None:
+                raise AssertionError(f"mixerd exited before saying {text!r}:\n" + "\n".join(self.log))
+            if text in line:
+                return line
+
+    def url(self, path, listener="controller"):
+        return f"http://127.0.0.1:{self.ports[listener]}{path}"
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+
+def http(method, url, body=None, headers=None, timeout=5):
+    """Returns (status, parsed JSON or raw text, headers)."""
+    data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    if data is not None and "Content-Type" not in (headers or {}):
+        req.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            status, raw, hdrs = resp.status, resp.read(), resp.headers
+    except urllib.error.HTTPError as e:
+        status, raw, hdrs = e.code, e.read(), e.headers
+    text = raw.decode(errors="replace")
+    try:
+        return status, json.loads(text), hdrs
+    except ValueError:
+        return status, text, hdrs
+
+
+def get_json(daemon, path, listener="controller"):
+    status, body, _ = http("GET", daemon.url(path, listener))
+    assert status == 200, (status, body)
+    return body
+
+
+def wait_until(probe, timeout=5.0, interval=0.02, what="condition"):
+    """Polls `probe` (state read over HTTP has no push channel yet) until it returns truthy."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = probe()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {what}; last value {last!r}")
+
+
+@pytest.fixture
+def data_dir(tmp_path):
+    d = tmp_path / "data"
+    return str(d)
+
+
+@pytest.fixture
+def device(tmp_path):
+    dev = FakeDevice(str(tmp_path))
+    yield dev
+    dev.close()
+
+
+@pytest.fixture
+def daemon_factory(data_dir):
+    started = []
+
+    def make(*args, env=None, wait_ready=True, data=None):
+        d = Daemon(data or data_dir, args, env)
+        started.append(d)
+        return d.start(wait_ready=wait_ready)
+
+    yield make
+    for d in started:
+        d.stop()
+
+
+@pytest.fixture
+def connected(daemon_factory, device):
+    """A daemon linked to the fake device, with the handshake done."""
+    daemon = daemon_factory("--serial", device.path)
+    wait_until(lambda: get_json(daemon, "/api/status")["connected"], what="connected")
+    return daemon, device

@@ -1,0 +1,514 @@
+// The HTTP server core against real clients on loopback: cpp-httplib for ordinary requests, raw
+// sockets where the test needs control over framing (keep-alive, chunking, malformed input).
+#include "gateways/http/server.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <httplib.h>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
+namespace mh = mixerd::http;
+
+namespace {
+
+mh::response json_error(int status, std::string_view message) {
+  mh::response r;
+  r.status = status;
+  r.body = "{\"error\":\"" + std::string(message) + "\"}";
+  return r;
+}
+
+// A listener on 127.0.0.1:0 with its io_context running on its own thread.
+class test_server {
+ public:
+  explicit test_server(mh::handler on_request, std::string bind_address = "127.0.0.1") {
+    mh::listener_options options;
+    options.name = "test";
+    options.bind_address = std::move(bind_address);
+    options.errors = json_error;
+    listener_ = mh::start_listener(io_, options, std::move(on_request), ec_);
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  test_server(const test_server&) = delete;
+  test_server& operator=(const test_server&) = delete;
+  ~test_server() {
+    if (listener_) on_io([this] { listener_->stop(); });
+    work_.reset();
+    io_.stop();
+    thread_.join();
+  }
+
+  bool ok() const { return listener_ != nullptr && !ec_; }
+  std::error_code error() const { return ec_; }
+  std::uint16_t port() const { return listener_->port(); }
+  boost::asio::io_context& io() { return io_; }
+  mh::listener& listener() { return *listener_; }
+
+  // Runs f on the io thread and waits for it.
+  void on_io(const std::function<void()>& f) {
+    std::promise<void> done;
+    boost::asio::post(io_, [&] {
+      f();
+      done.set_value();
+    });
+    // CHECK, not REQUIRE: the destructor calls this and must not throw.
+    CHECK(done.get_future().wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  }
+
+ private:
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_{
+      io_.get_executor()};
+  std::error_code ec_;
+  std::unique_ptr<mh::listener> listener_;
+  std::thread thread_;
+};
+
+// Blocking loopback client with a receive timeout, so a server bug fails the test instead of
+// hanging it.
+class raw_client {
+ public:
+  explicit raw_client(std::uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd_ >= 0);
+    timeval tv{5, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  raw_client(const raw_client&) = delete;
+  raw_client& operator=(const raw_client&) = delete;
+  ~raw_client() { ::close(fd_); }
+
+  bool connected() const { return connected_; }
+
+  void send(std::string_view data) {
+    while (!data.empty()) {
+      const auto n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
+      REQUIRE(n > 0);
+      data.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+
+  // One response (status line, headers and a Content-Length body); empty on EOF or timeout.
+  std::string read_response() {
+    std::size_t header_end;
+    while ((header_end = pending_.find("\r\n\r\n")) == std::string::npos) {
+      if (!fill()) return {};
+    }
+    header_end += 4;
+    std::string lower = pending_.substr(0, header_end);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::size_t length = 0;
+    const auto at = lower.find("\r\ncontent-length:");
+    const bool no_body = lower.find(" 204 ") != std::string::npos || head_next_;
+    if (at != std::string::npos && !no_body) length = std::stoul(lower.substr(at + 17));
+    head_next_ = false;
+    while (pending_.size() < header_end + length) {
+      if (!fill()) return {};
+    }
+    std::string out = pending_.substr(0, header_end + length);
+    pending_.erase(0, header_end + length);
+    return out;
+  }
+
+  // The next response answers a HEAD request: it has a Content-Length but no body.
+  void expect_head() { head_next_ = true; }
+
+  // True when the server closed the connection (EOF or reset) without sending more data.
+  bool closed_by_server() {
+    if (!pending_.empty()) return false;
+    char c;
+    const auto n = ::recv(fd_, &c, 1, 0);
+    return n == 0 || (n < 0 && errno == ECONNRESET);
+  }
+
+ private:
+  bool fill() {
+    char buf[4096];
+    const auto n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n <= 0) return false;
+    pending_.append(buf, static_cast<std::size_t>(n));
+    return true;
+  }
+
+  int fd_ = -1;
+  bool connected_ = false;
+  bool head_next_ = false;
+  std::string pending_;
+};
+
+std::string body_of(const std::string& response) {
+  const auto at = response.find("\r\n\r\n");
+  return at == std::string::npos ? std::string() : response.substr(at + 4);
+}
+
+bool has_header(const std::string& response, const std::string& line) {
+  return response.find("\r\n" + line + "\r\n") != std::string::npos;
+}
+
+httplib::Client make_client(std::uint16_t port) {
+  httplib::Client cli("127.0.0.1", port);
+  cli.set_tcp_nodelay(true);
+  cli.set_read_timeout(5, 0);
+  return cli;
+}
+
+mh::response text(std::string body, int status = 200) {
+  mh::response r;
+  r.status = status;
+  r.content_type = "text/plain";
+  r.body = std::move(body);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a GET reaches the handler and its response reaches the client") {
+  std::mutex mutex;
+  std::optional<mh::request> seen;
+  test_server server([&](mh::request&& req, mh::responder reply) {
+    {
+      std::lock_guard lock(mutex);
+      seen = req;
+    }
+    mh::response r = text("hello", 201);
+    r.headers.emplace_back("X-Test", "yes");
+    reply(std::move(r));
+  });
+  REQUIRE(server.ok());
+
+  auto cli = make_client(server.port());
+  auto res = cli.Get("/api/some%20thing%2Fx?x=1&y=%20", {{"X-Custom", "abc"}});
+  REQUIRE(res);
+  CHECK(res->status == 201);
+  CHECK(res->body == "hello");
+  CHECK(res->get_header_value("X-Test") == "yes");
+  CHECK(res->get_header_value("Content-Type") == "text/plain");
+  CHECK(res->get_header_value("Server") == "mixerd");
+  CHECK(res->get_header_value("Content-Length") == "5");
+
+  std::lock_guard lock(mutex);
+  REQUIRE(seen);
+  CHECK(seen->method == "GET");
+  CHECK(seen->target == "/api/some%20thing%2Fx?x=1&y=%20");
+  CHECK(seen->path == "/api/some thing/x");
+  CHECK(seen->query == "x=1&y=%20");
+  CHECK(seen->header("x-custom") == "abc");
+  CHECK(seen->header("X-CUSTOM") == "abc");
+  CHECK(seen->header("X-Missing").empty());
+  CHECK(seen->body.empty());
+  CHECK(seen->client_address == "127.0.0.1");
+}
+
+TEST_CASE("a POST body reaches the handler") {
+  test_server server([](mh::request&& req, mh::responder reply) {
+    reply(text(req.method + ":" + req.body + ":" + std::string(req.header("Content-Type"))));
+  });
+  REQUIRE(server.ok());
+  auto cli = make_client(server.port());
+  auto res = cli.Post("/echo", "{\"a\":1}", "application/json");
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  CHECK(res->body == "POST:{\"a\":1}:application/json");
+}
+
+TEST_CASE("a responder called from another thread answers the request") {
+  std::mutex mutex;
+  std::vector<std::thread> workers;
+  test_server server([&](mh::request&& req, mh::responder reply) {
+    std::lock_guard lock(mutex);
+    workers.emplace_back([reply, path = req.path] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      reply(text("late " + path));
+    });
+  });
+  REQUIRE(server.ok());
+  auto cli = make_client(server.port());
+  cli.set_keep_alive(true);
+  for (int i = 0; i < 3; ++i) {
+    auto res = cli.Get("/n" + std::to_string(i));
+    REQUIRE(res);
+    CHECK(res->body == "late /n" + std::to_string(i));
+  }
+  std::lock_guard lock(mutex);
+  for (auto& w : workers)
+    w.join();
+}
+
+TEST_CASE("keep-alive serves several requests on one connection") {
+  std::atomic<int> calls{0};
+  test_server server([&](mh::request&& req, mh::responder reply) {
+    ++calls;
+    reply(text("got " + req.path));
+  });
+  REQUIRE(server.ok());
+  raw_client client(server.port());
+  REQUIRE(client.connected());
+
+  client.send("GET /one HTTP/1.1\r\nHost: x\r\n\r\n");
+  auto first = client.read_response();
+  CHECK(first.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
+  CHECK(body_of(first) == "got /one");
+  CHECK_FALSE(has_header(first, "Connection: close"));
+
+  client.send("GET /two HTTP/1.1\r\nHost: x\r\n\r\n");
+  auto second = client.read_response();
+  CHECK(body_of(second) == "got /two");
+
+  client.send("GET /three HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  auto third = client.read_response();
+  CHECK(body_of(third) == "got /three");
+  CHECK(has_header(third, "Connection: close"));
+  CHECK(client.closed_by_server());
+  CHECK(calls == 3);
+}
+
+TEST_CASE("HTTP/1.0 closes unless keep-alive is asked for") {
+  test_server server([](mh::request&&, mh::responder reply) { reply(text("x")); });
+  REQUIRE(server.ok());
+  {
+    raw_client client(server.port());
+    client.send("GET / HTTP/1.0\r\n\r\n");
+    auto res = client.read_response();
+    CHECK(res.rfind("HTTP/1.0 200", 0) == 0);
+    CHECK(client.closed_by_server());
+  }
+  {
+    raw_client client(server.port());
+    client.send("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    auto res = client.read_response();
+    CHECK(has_header(res, "Connection: keep-alive"));
+    client.send("GET / HTTP/1.0\r\n\r\n");
+    CHECK(body_of(client.read_response()) == "x");
+    CHECK(client.closed_by_server());
+  }
+}
+
+TEST_CASE("204 and HEAD responses carry no body and keep the connection usable") {
+  test_server server([](mh::request&& req, mh::responder reply) {
+    if (req.path == "/empty") return reply(text("ignored", 204));
+    reply(text("hello"));
+  });
+  REQUIRE(server.ok());
+  raw_client client(server.port());
+
+  client.send("DELETE /empty HTTP/1.1\r\nHost: x\r\n\r\n");
+  auto no_content = client.read_response();
+  CHECK(no_content.rfind("HTTP/1.1 204", 0) == 0);
+  CHECK(no_content.find("Content-Length") == std::string::npos);
+  CHECK(body_of(no_content).empty());
+
+  client.send("HEAD /page HTTP/1.1\r\nHost: x\r\n\r\n");
+  client.expect_head();
+  auto head = client.read_response();
+  CHECK(has_header(head, "Content-Length: 5"));
+  CHECK(body_of(head).empty());
+
+  client.send("GET /page HTTP/1.1\r\nHost: x\r\n\r\n");
+  CHECK(body_of(client.read_response()) == "hello");
+}
+
+TEST_CASE("a body of exactly the limit is accepted and one byte more gets 413") {
+  std::atomic<int> calls{0};
+  test_server server([&](mh::request&& req, mh::responder reply) {
+    ++calls;
+    reply(text(std::to_string(req.body.size())));
+  });
+  REQUIRE(server.ok());
+
+  auto cli = make_client(server.port());
+  auto ok = cli.Post("/upload", std::string(65536, 'a'), "application/octet-stream");
+  REQUIRE(ok);
+  CHECK(ok->status == 200);
+  CHECK(ok->body == "65536");
+
+  auto cli2 = make_client(server.port());
+  auto too_big = cli2.Post("/upload", std::string(65537, 'a'), "application/octet-stream");
+  REQUIRE(too_big);
+  CHECK(too_big->status == 413);
+  CHECK(too_big->body == "{\"error\":\"Request body too large (limit 65536 bytes)\"}");
+  CHECK(too_big->get_header_value("Connection") == "close");
+  CHECK(calls == 1);
+}
+
+TEST_CASE("a chunked body over the limit gets 413 and a small one is accepted") {
+  test_server server([](mh::request&& req, mh::responder reply) { reply(text(req.body)); });
+  REQUIRE(server.ok());
+  {
+    raw_client client(server.port());
+    client.send(
+        "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n");
+    CHECK(body_of(client.read_response()) == "abcde");
+  }
+  {
+    raw_client client(server.port());
+    client.send("POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+    client.send("8000\r\n" + std::string(0x8000, 'a') + "\r\n");
+    client.send("8001\r\n" + std::string(0x8001, 'a') + "\r\n0\r\n\r\n");
+    auto res = client.read_response();
+    CHECK(res.rfind("HTTP/1.1 413", 0) == 0);
+    CHECK(body_of(res) == "{\"error\":\"Request body too large (limit 65536 bytes)\"}");
+    CHECK(client.closed_by_server());
+  }
+}
+
+TEST_CASE("Expect 100-continue gets an interim response before the body") {
+  test_server server([](mh::request&& req, mh::responder reply) { reply(text(req.body)); });
+  REQUIRE(server.ok());
+  raw_client client(server.port());
+  client.send("PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n");
+  CHECK(client.read_response() == "HTTP/1.1 100 Continue\r\n\r\n");
+  client.send("data");
+  CHECK(body_of(client.read_response()) == "data");
+}
+
+TEST_CASE("a malformed request gets 400 and the connection is closed") {
+  std::atomic<int> calls{0};
+  test_server server([&](mh::request&&, mh::responder reply) {
+    ++calls;
+    reply(text("x"));
+  });
+  REQUIRE(server.ok());
+  raw_client client(server.port());
+  client.send("THIS IS NOT HTTP\r\n\r\n");
+  auto res = client.read_response();
+  CHECK(res.rfind("HTTP/1.1 400", 0) == 0);
+  CHECK(body_of(res).rfind("{\"error\":\"Malformed request", 0) == 0);
+  CHECK(client.closed_by_server());
+  CHECK(calls == 0);
+}
+
+TEST_CASE("headers over 16 KiB get 431") {
+  test_server server([](mh::request&&, mh::responder reply) { reply(text("x")); });
+  REQUIRE(server.ok());
+  raw_client client(server.port());
+  client.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(17000, 'b') + "\r\n\r\n");
+  auto res = client.read_response();
+  CHECK(res.rfind("HTTP/1.1 431", 0) == 0);
+  CHECK(body_of(res) == "{\"error\":\"Request headers too large (limit 16384 bytes)\"}");
+}
+
+TEST_CASE("port 0 binds a real port and binding it twice fails") {
+  test_server server([](mh::request&&, mh::responder reply) { reply(text("x")); });
+  REQUIRE(server.ok());
+  CHECK(server.port() != 0);
+  auto cli = make_client(server.port());
+  auto res = cli.Get("/");
+  REQUIRE(res);
+  CHECK(res->body == "x");
+
+  mh::listener_options options;
+  options.bind_address = "127.0.0.1";
+  options.port = server.port();
+  std::error_code ec;
+  auto second = mh::start_listener(server.io(), options, {}, ec);
+  CHECK(second == nullptr);
+  CHECK(ec == std::errc::address_in_use);
+
+  options.bind_address = "not an address";
+  options.port = 0;
+  auto third = mh::start_listener(server.io(), options, {}, ec);
+  CHECK(third == nullptr);
+  CHECK(ec == std::errc::invalid_argument);
+}
+
+TEST_CASE("the any address listener reports IPv4 clients as IPv4") {
+  std::promise<std::string> address;
+  test_server server(
+      [&](mh::request&& req, mh::responder reply) {
+        address.set_value(req.client_address);
+        reply(text("x"));
+      },
+      "::");
+  if (!server.ok()) {
+    MESSAGE("IPv6 unavailable here: " << server.error().message());
+    return;
+  }
+  auto cli = make_client(server.port());
+  REQUIRE(cli.Get("/"));
+  CHECK(address.get_future().get() == "127.0.0.1");
+}
+
+TEST_CASE("a responder answers at most once and a dropped one answers 500") {
+  test_server server([](mh::request&& req, mh::responder reply) {
+    if (req.path == "/drop") return;
+    reply(text("a" + req.path));
+    reply(text("b" + req.path));
+  });
+  REQUIRE(server.ok());
+  raw_client client(server.port());
+  client.send("GET /1 HTTP/1.1\r\nHost: x\r\n\r\n");
+  CHECK(body_of(client.read_response()) == "a/1");
+  client.send("GET /2 HTTP/1.1\r\nHost: x\r\n\r\n");
+  CHECK(body_of(client.read_response()) == "a/2");
+  client.send("GET /drop HTTP/1.1\r\nHost: x\r\n\r\n");
+  auto dropped = client.read_response();
+  CHECK(dropped.rfind("HTTP/1.1 500", 0) == 0);
+  CHECK(body_of(dropped) == "{\"error\":\"The request was not answered\"}");
+}
+
+TEST_CASE("stop closes the acceptor and live sessions") {
+  std::mutex mutex;
+  std::optional<mh::responder> parked;
+  test_server server([&](mh::request&& req, mh::responder reply) {
+    if (req.path == "/park") {
+      std::lock_guard lock(mutex);
+      parked = std::move(reply);
+      return;
+    }
+    reply(text("x"));
+  });
+  REQUIRE(server.ok());
+  const auto port = server.port();
+
+  raw_client idle(port);
+  idle.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  CHECK(body_of(idle.read_response()) == "x");
+  raw_client waiting(port);
+  waiting.send("GET /park HTTP/1.1\r\nHost: x\r\n\r\n");
+  for (int i = 0; i < 500; ++i) {
+    {
+      std::lock_guard lock(mutex);
+      if (parked) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+
+  // From a non-io thread, as a supervisor would; the io thread then runs it before our probe.
+  server.listener().stop();
+  server.on_io([] {});
+  CHECK(idle.closed_by_server());
+  CHECK(waiting.closed_by_server());
+  raw_client late(port);
+  CHECK_FALSE(late.connected());
+
+  // The session is gone: answering now must be a harmless no-op.
+  std::lock_guard lock(mutex);
+  REQUIRE(parked);
+  (*parked)(text("too late"));
+  server.on_io([] {});
+}

@@ -1,0 +1,131 @@
+#include "tools/mixerd/commands.hpp"
+
+#include <signal.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <string>
+
+#include "actors/auth/password_hash.hpp"
+#include "actors/settings/settings_file.hpp"
+
+namespace mixerd::commands {
+
+namespace {
+
+settings_file::paths paths_of(const cli::options& opts) {
+  return {opts.data_dir, opts.data_dir + "/settings.json"};
+}
+
+// Reads one line from stdin; on a terminal the typing is not echoed.
+std::optional<std::string> read_secret_line(const char* prompt) {
+  const bool tty = ::isatty(STDIN_FILENO) == 1;
+  termios saved{};
+  if (tty) {
+    std::cerr << prompt << std::flush;
+    ::tcgetattr(STDIN_FILENO, &saved);
+    termios quiet = saved;
+    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    ::tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
+  }
+  std::string line;
+  bool ok = static_cast<bool>(std::getline(std::cin, line));
+  if (tty) {
+    ::tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+    std::cerr << "\n";
+  }
+  if (!ok) return std::nullopt;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
+void notify_daemon(const settings_file::paths& paths) {
+  if (auto pid = settings_file::running_daemon(paths.pid()); pid && *pid > 0) {
+    if (::kill(static_cast<pid_t>(*pid), SIGHUP) == 0)
+      std::cerr << "mixerd: told the running daemon (pid " << *pid << ") to reload settings\n";
+  }
+}
+
+// Locked read-modify-write of settings.json. Returns the exit code.
+template <class Change>
+int modify_settings(const settings_file::paths& paths, Change change) {
+  if (auto ec = settings_file::ensure_data_dir(paths.data_dir)) {
+    std::cerr << "mixerd: cannot create " << paths.data_dir << ": " << ec.message() << "\n";
+    return 1;
+  }
+  bool changed = false;
+  {
+    settings_file::write_lock lock(paths.lock());
+    if (!lock.held()) {
+      std::cerr << "mixerd: cannot lock " << paths.lock() << ": " << lock.error().message() << "\n";
+      return 1;
+    }
+    auto loaded = settings_file::load(paths.settings);
+    if (!loaded.ok()) {
+      std::cerr << "mixerd: " << loaded.error << "\n"
+                << "mixerd: the file was left as it is; fix it and try again\n";
+      return 2;
+    }
+    changed = change(loaded.settings);
+    if (changed) {
+      auto text = settings_file::serialize(loaded.settings);
+      if (auto ec = settings_file::write_atomically(paths.settings, text)) {
+        std::cerr << "mixerd: cannot write " << paths.settings << ": " << ec.message() << "\n";
+        return 1;
+      }
+    }
+  }
+  if (changed) notify_daemon(paths);
+  return 0;
+}
+
+}  // namespace
+
+int set_password(const cli::options& opts) {
+  const auto& user = opts.username;
+  if (user.empty() || user.size() > 64 ||
+      user.find_first_of(std::string("\0\r\n\t", 4)) != std::string::npos) {
+    std::cerr << "mixerd: USERNAME must be 1-64 characters without control characters\n";
+    return 2;
+  }
+  auto password = read_secret_line("New password: ");
+  if (!password) {
+    std::cerr << "mixerd: no password given on standard input\n";
+    return 2;
+  }
+  if (::isatty(STDIN_FILENO) == 1) {
+    auto again = read_secret_line("Repeat password: ");
+    if (!again || *again != *password) {
+      std::cerr << "mixerd: the passwords differ; nothing was changed\n";
+      return 2;
+    }
+  }
+  if (password->empty()) {
+    std::cerr << "mixerd: the password must not be empty\n";
+    return 2;
+  }
+  auto hash = password_hash::make(*password);
+  int rc = modify_settings(paths_of(opts), [&](nlohmann::json& s) {
+    s["auth_enabled"] = true;
+    s["auth_username"] = user;
+    s["auth_password_hash"] = hash;
+    return true;
+  });
+  if (rc == 0)
+    std::cout << "Password set for '" << user << "'; the controller now asks for a login.\n";
+  return rc;
+}
+
+int api_key(const cli::options& opts) {
+  std::string key;
+  int rc = modify_settings(paths_of(opts), [&](nlohmann::json& s) {
+    bool added = settings_file::ensure_secrets(s);
+    key = s["toast_api_key"].get<std::string>();
+    return added;
+  });
+  if (rc == 0) std::cout << key << "\n";
+  return rc;
+}
+
+}  // namespace mixerd::commands

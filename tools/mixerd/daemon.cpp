@@ -1,0 +1,193 @@
+#include "tools/mixerd/daemon.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/all.hpp>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "actors/log.hpp"
+#include "actors/settings/settings_file.hpp"
+#include "actors/system.hpp"
+#include "gateways/controller/controller_gateway.hpp"
+#include "gateways/http/json_body.hpp"
+#include "gateways/plants/plants_gateway.hpp"
+#include "gateways/toast/toast_gateway.hpp"
+#include "protocol/messages.hpp"
+#include "protocol/settings_schema.hpp"
+#include "tools/mixer-sim/simulated_device.hpp"
+
+namespace mixerd {
+
+namespace {
+
+constexpr std::string_view component = "mixerd";
+
+// Command line beats settings.json, which beats the default.
+int pick_port(const std::optional<int>& flag, const nlohmann::json& s, const char* key, int def) {
+  if (flag) return *flag;
+  if (auto it = s.find(key); it != s.end() && it->is_number_integer()) return it->get<int>();
+  return def;
+}
+
+std::string pick_string(const std::optional<std::string>& flag, const nlohmann::json& s,
+                        const char* key, const char* def) {
+  if (flag) return *flag;
+  if (auto it = s.find(key); it != s.end() && it->is_string()) return it->get<std::string>();
+  return def;
+}
+
+std::string url_host(const std::string& bind) {
+  if (bind == "0.0.0.0" || bind == "::") return "localhost";
+  return bind.find(':') != std::string::npos ? "[" + bind + "]" : bind;
+}
+
+// Loads settings.json under the writers' lock and adds the generated secrets on first start.
+// Returns nullopt (after printing why) when the file is broken.
+std::optional<nlohmann::json> load_settings(const settings_file::paths& paths) {
+  settings_file::write_lock lock(paths.lock());
+  if (!lock.held()) {
+    std::cerr << "mixerd: cannot lock " << paths.lock() << ": " << lock.error().message() << "\n";
+    return std::nullopt;
+  }
+  auto loaded = settings_file::load(paths.settings);
+  if (!loaded.ok()) {
+    std::cerr << "mixerd: " << loaded.error << "\n"
+              << "mixerd: the settings file was left untouched; fix it and start again\n";
+    return std::nullopt;
+  }
+  if (settings_file::ensure_secrets(loaded.settings)) {
+    if (auto ec = settings_file::write_atomically(paths.settings,
+                                                  settings_file::serialize(loaded.settings))) {
+      std::cerr << "mixerd: cannot write " << paths.settings << ": " << ec.message() << "\n";
+      return std::nullopt;
+    }
+    log::info(component, "generated the notification API key and plant store token in ",
+              paths.settings);
+  }
+  return std::move(loaded.settings);
+}
+
+}  // namespace
+
+int run_daemon(const cli::options& opts) {
+  settings_file::paths paths{opts.data_dir, opts.config.value_or(opts.data_dir + "/settings.json")};
+  if (auto ec = settings_file::ensure_data_dir(paths.data_dir)) {
+    std::cerr << "mixerd: cannot create data folder " << paths.data_dir << ": " << ec.message()
+              << "\n";
+    return 1;
+  }
+  settings_file::pid_file pid(paths.pid());
+  if (!pid.held()) {
+    std::cerr << "mixerd: another mixerd"
+              << (pid.other_pid() ? " (pid " + std::to_string(*pid.other_pid()) + ")" : "")
+              << " is running on " << paths.data_dir << "\n";
+    return 1;
+  }
+  auto settings = load_settings(paths);
+  if (!settings) return 2;
+
+  auto level = pick_string(opts.log_level, *settings, "log_level", "info");
+  log::set_level(*log::level_from_string(level));
+  log::info(component, "mixerd ", app_version, " starting; data folder ", paths.data_dir);
+
+  boost::asio::io_context io;
+  std::unique_ptr<sim::simulated_device> simulated;
+  std::string serial = pick_string(opts.serial, *settings, "serial_port", "auto");
+  if (opts.simulate) {
+    sim::device_options sim_opts;
+    sim_opts.trace = [](std::string_view dir, std::string_view line) {
+      log::trace("simulator", dir, " ", line);
+    };
+    try {
+      simulated = sim::start_simulated_device(io, sim_opts);
+    } catch (const std::exception& e) {
+      log::error(component, "cannot start the simulated device: ", e.what());
+      return 1;
+    }
+    serial = simulated->port_path();
+    log::info(component, "simulated device on ", serial);
+  }
+
+  caf::actor_system_config cfg;
+  configure_actor_system(cfg);
+  caf::actor_system sys{cfg};
+  auto actors = spawn_actors(sys, {&io, serial, paths, *settings});
+  auto controller = sys.spawn(controller_gateway, controller_targets{actors.device, actors.mixer});
+
+  const std::string bind = pick_string(opts.bind, *settings, "bind_address", "0.0.0.0");
+  auto toast_port = std::make_shared<std::uint16_t>(0);
+  struct planned {
+    const char* name;
+    int port;
+    http::handler handler;
+    http::error_writer errors;
+  };
+  std::vector<planned> plan{
+      {"controller",
+       pick_port(opts.controller_port, *settings, "controller_port",
+                 settings_schema::default_controller_port),
+       forward_to(controller), http::controller_error},
+      {"notification API",
+       pick_port(opts.toast_port, *settings, "toast_port", settings_schema::default_toast_port),
+       notification_routes([toast_port] { return *toast_port; }), http::notification_error},
+      {"plant store",
+       pick_port(opts.plants_port, *settings, "plants_port", settings_schema::default_plants_port),
+       plant_store_routes(), http::plant_store_error},
+  };
+  std::vector<std::unique_ptr<http::listener>> listeners;
+  int exit_code = 0;
+  for (auto& p : plan) {
+    std::error_code ec;
+    http::listener_options lo{p.name, bind, static_cast<std::uint16_t>(p.port),
+                              limits::http_body_max, p.errors};
+    auto l = http::start_listener(io, std::move(lo), p.handler, ec);
+    if (!l) {
+      log::error(component, "cannot listen on ", bind, ":", p.port, " for the ", p.name, ": ",
+                 ec.message());
+      exit_code = 1;
+      break;
+    }
+    log::info("http", p.name, " listening on ", bind, ":", l->port(), " (http://", url_host(bind),
+              ":", l->port(), "/)");
+    listeners.push_back(std::move(l));
+  }
+  if (listeners.size() > 1) *toast_port = listeners[1]->port();
+
+  boost::asio::signal_set stop_signals(io, SIGINT, SIGTERM);
+  boost::asio::signal_set reload_signal(io, SIGHUP);
+  std::function<void()> wait_reload = [&] {
+    reload_signal.async_wait([&](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      log::info(component, "SIGHUP: re-reading settings");
+      caf::anon_send(actors.settings, reload_atom_v);
+      wait_reload();
+    });
+  };
+  if (exit_code == 0) {
+    wait_reload();
+    stop_signals.async_wait([&](const boost::system::error_code& ec, int signo) {
+      if (ec) return;
+      log::info(component, "signal ", signo, ": stopping");
+      for (auto& l : listeners)
+        l->stop();
+      reload_signal.cancel();
+      simulated.reset();
+      io.stop();
+    });
+    log::info(component, "ready");
+    io.run();
+  }
+  for (auto& l : listeners)
+    l->stop();
+  shutdown_actors(sys, actors);
+  caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
+  simulated.reset();
+  log::info(component, "stopped");
+  return exit_code;
+}
+
+}  // namespace mixerd

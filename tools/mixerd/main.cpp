@@ -1,0 +1,36 @@
+// mixerd: the mixing-control daemon. See `mixerd --help` and protocol/README.md.
+#include <cstdlib>
+#include <iostream>
+
+#include "protocol/types.hpp"
+#include "tools/mixerd/command_line.hpp"
+#include "tools/mixerd/commands.hpp"
+#include "tools/mixerd/daemon.hpp"
+
+int main(int argc, char** argv) {
+  using namespace mixerd;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto parsed = cli::parse(args, [](const char* name) -> std::optional<std::string> {
+    if (const char* v = std::getenv(name)) return std::string(v);
+    return std::nullopt;
+  });
+  if (!parsed.error.empty()) {
+    std::cerr << "mixerd: " << parsed.error << "\nTry 'mixerd --help'.\n";
+    return 2;
+  }
+  switch (parsed.opts.what) {
+    case cli::mode::help:
+      std::cout << cli::usage();
+      return 0;
+    case cli::mode::version:
+      std::cout << "mixerd " << app_version << "\n";
+      return 0;
+    case cli::mode::set_password:
+      return commands::set_password(parsed.opts);
+    case cli::mode::api_key:
+      return commands::api_key(parsed.opts);
+    case cli::mode::run:
+      break;
+  }
+  return run_daemon(parsed.opts);
+}
