@@ -35,6 +35,10 @@ void drop_link(self_ptr self, const std::string& reason) {
     st.status.connected = false;
     log::warn(component, "disconnected from ", st.status.port, ": ", reason);
     publish(self, device_status_change{false, st.status.port});
+  } else if (!st.told_searching) {
+    // Say once why the device is not there; repeating it every back-off floods the log.
+    log::info(component, reason, "; retrying");
+    st.told_searching = true;
   } else {
     log::debug(component, reason);
   }
@@ -58,7 +62,6 @@ void try_connect(self_ptr self) {
     path = found->path;
     log::info(component, "found ", found->description, " at ", path);
   }
-  st.told_searching = false;
   st.path = path;
   ++st.generation;
   log::debug(component, "opening ", path);
@@ -82,6 +85,7 @@ void on_line(self_ptr self, const std::string& line, bool overlong) {
     st.status.connected = true;
     st.status.port = st.path;
     st.backoff = std::chrono::milliseconds(0);
+    st.told_searching = false;
     log::info(component, "connected on ", st.path);
     publish(self, device_status_change{true, st.path});
   }

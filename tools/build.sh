@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Configures (once) and builds one build type: tools/build.sh release|asan [targets...]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+kind=${1:?usage: tools/build.sh release|asan [targets...]}
+shift
+case "$kind" in
+  release) flags=(-DCMAKE_BUILD_TYPE=Release -DMIXERD_SANITIZE=OFF) ;;
+  asan) flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIXERD_SANITIZE=ON) ;;
+  *) echo "build: unknown build type '$kind' (release or asan)" >&2; exit 2 ;;
+esac
+dir="$root/build/$kind"
+if [[ ! -f "$dir/CMakeCache.txt" ]]; then
+  cmake -S "$root" -B "$dir" "${flags[@]}" >/dev/null
+fi
+jobs=$(nproc 2>/dev/null || echo 2)
+started=$(date +%s)
+if (($# > 0)); then
+  targets=()
+  for t in "$@"; do targets+=(--target "$t"); done
+  cmake --build "$dir" -j"$jobs" "${targets[@]}"
+else
+  cmake --build "$dir" -j"$jobs"
+fi
+echo "build: $kind done in $(($(date +%s) - started)) s"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages mixerd needs to build and test, skipping those already present.
+# Works on Debian 12 and Raspberry Pi OS (bookworm); uses sudo when not root.
+# Sourced or run by tools/run-simulated.sh and tools/run-tests.sh.
+set -euo pipefail
+
+build_packages=(build-essential cmake pkg-config ccache
+  libcaf-dev libboost-dev libssl-dev libcpp-httplib-dev nlohmann-json3-dev libserialport-dev
+  doctest-dev)
+test_packages=(python3 python3-pytest)
+
+wanted=("${build_packages[@]}")
+if [[ "${1:-}" == "--with-tests" ]]; then wanted+=("${test_packages[@]}"); fi
+
+missing=()
+for pkg in "${wanted[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#wanted[@]} packages present"
+  exit 0
+fi
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo_cmd=(sudo)
+fi
+echo "install-deps: installing ${missing[*]}"
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds the Release and the ASan+UBSan builds, and runs every test
+# in both: unit tests (CTest) and integration tests (pytest against the real mixerd, a real pty
+# and loopback HTTP). Ends with one summary line; exits non-zero if anything failed.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/tools/install-deps.sh" --with-tests || exit 1
+results="$root/build/test-results"
+rm -rf "$results" && mkdir -p "$results"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+status=0
+for kind in release asan; do
+  echo "== $kind: build"
+  if ! "$root/tools/build.sh" "$kind"; then
+    echo "FAILED: $kind build" >&2
+    echo "build-$kind" >"$results/$kind-build-failed"
+    status=1
+    continue
+  fi
+  echo "== $kind: unit tests"
+  (cd "$root/build/$kind" && ctest --output-on-failure -j2 --output-junit "$results/$kind-unit.xml") || status=1
+  echo "== $kind: integration tests"
+  MIXERD_BIN="$root/build/$kind/tools/mixerd" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+    --junitxml="$results/$kind-integration.xml" "$root/tests/integration" || status=1
+done
+/usr/bin/python3 "$root/tools/test-summary.py" "$results" || status=1
+exit $status

@@ -1,0 +1,23 @@
+"""Adds up the JUnit reports of one tools/run-tests.sh run into one closing line."""
+import pathlib
+import sys
+import xml.etree.ElementTree as ET
+
+results = pathlib.Path(sys.argv[1])
+passed = failed = skipped = 0
+for report in sorted(results.glob("*.xml")):
+    root = ET.parse(report).getroot()
+    suites = [root] if root.tag == "testsuite" else root.iter("testsuite")
+    for suite in suites:
+        for case in suite.iter("testcase"):
+            if case.find("failure") is not None or case.find("error") is not None:
+                failed += 1
+            elif case.find("skipped") is not None:
+                skipped += 1
+            else:
+                passed += 1
+build_failures = len(list(results.glob("*-build-failed")))
+failed += build_failures
+note = f" ({build_failures} build(s) failed)" if build_failures else ""
+print(f"summary: {passed} passed, {failed} failed, {skipped} skipped{note}")
+sys.exit(1 if failed or passed == 0 else 0)
