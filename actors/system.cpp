@@ -7,6 +7,7 @@
 #include "actors/hub/hub_actor.hpp"
 #include "actors/mixer/mixer_actor.hpp"
 #include "actors/settings/settings_actor.hpp"
+#include "protocol/limits.hpp"
 #include "protocol/messages.hpp"
 
 namespace mixerd {
@@ -19,7 +20,7 @@ void configure_actor_system(caf::actor_system_config& cfg) {
 
 actor_handles spawn_actors(caf::actor_system& sys, const actor_options& options) {
   actor_handles h;
-  h.hub = sys.spawn(hub_actor);
+  h.hub = sys.spawn(hub_actor, limits::hub_max_subscribers);
   h.settings = sys.spawn(settings_actor, options.paths, options.settings);
   h.device = sys.spawn(device_actor, device_config{options.io, options.serial, h.hub});
   std::shared_ptr<audio_backend> audio = make_detached_backend();

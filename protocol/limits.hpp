@@ -31,6 +31,9 @@ inline constexpr std::size_t http_body_max = 64 * 1024;
 inline constexpr std::size_t http_header_max = 16 * 1024;
 inline constexpr auto http_idle_timeout = std::chrono::seconds(30);
 
+// Event fan-out: subscribers of the hub at once (actors, plugin bridges, Socket.IO sessions).
+inline constexpr std::size_t hub_max_subscribers = 4096;
+
 // Settings persistence: changes are coalesced and written at most this often.
 inline constexpr auto settings_flush_delay = std::chrono::milliseconds(250);
 

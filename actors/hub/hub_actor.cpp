@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <caf/all.hpp>
 
+#include "actors/log.hpp"
 #include "protocol/messages.hpp"
 
 namespace mixerd {
@@ -15,13 +16,18 @@ void remove(std::vector<caf::actor>& list, const caf::actor_addr& who) {
 }
 }  // namespace
 
-caf::behavior hub_actor(caf::stateful_actor<hub_state>* self) {
+caf::behavior hub_actor(caf::stateful_actor<hub_state>* self, std::size_t max_subscribers) {
+  self->state.max_subscribers = max_subscribers;
   self->set_down_handler(
       [self](const caf::down_msg& down) { remove(self->state.subscribers, down.source); });
   return {
       [self](caf::subscribe_atom, caf::actor& who) {
         auto& subs = self->state.subscribers;
         if (std::find(subs.begin(), subs.end(), who) != subs.end()) return;
+        if (subs.size() >= self->state.max_subscribers) {
+          log::warn("hub", "subscription refused: already ", subs.size(), " subscribers");
+          return;
+        }
         self->monitor(who);
         subs.push_back(std::move(who));
       },

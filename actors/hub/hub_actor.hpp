@@ -9,15 +9,19 @@
 
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <cstddef>
 #include <vector>
 
 namespace mixerd {
 
 struct hub_state {
   std::vector<caf::actor> subscribers;
+  std::size_t max_subscribers = 0;
   static inline const char* name = "hub";
 };
 
-caf::behavior hub_actor(caf::stateful_actor<hub_state>* self);
+// At most `max_subscribers` at once (each Socket.IO session will be one); further subscriptions
+// are refused with a log line, so a flood of clients cannot grow the fan-out without bound.
+caf::behavior hub_actor(caf::stateful_actor<hub_state>* self, std::size_t max_subscribers);
 
 }  // namespace mixerd

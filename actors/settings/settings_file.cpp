@@ -151,7 +151,9 @@ bool ensure_secrets(nlohmann::json& settings) {
 
 std::error_code ensure_data_dir(const std::string& dir) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  // Settings hold secrets: a folder we create is private to the user.
+  if (std::filesystem::create_directories(dir, ec) && ::chmod(dir.c_str(), 0700) != 0)
+    return last_error();
   if (ec) return ec;
   if (!std::filesystem::is_directory(dir, ec))
     return std::make_error_code(std::errc::not_a_directory);
