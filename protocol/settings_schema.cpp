@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <vector>
 
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
@@ -124,26 +126,105 @@ std::optional<problem> validate(const nlohmann::json& s) {
   return std::nullopt;
 }
 
-int locate_key(std::string_view text, std::string_view key_path) {
-  // Walk the path's names in order, each searched after the previous one's position.
-  std::size_t pos = 0;
-  std::size_t start = 0;
-  bool found_any = false;
-  while (start < key_path.size()) {
-    auto end = key_path.find_first_of(".[", start);
-    auto name = key_path.substr(start, end == std::string_view::npos ? end : end - start);
-    if (!name.empty() && name.back() != ']' && name.front() != '(') {
-      std::string quoted = "\"" + std::string(name) + "\"";
-      auto hit = text.find(quoted, pos);
-      if (hit == std::string_view::npos) break;
-      pos = hit;
-      found_any = true;
+namespace {
+
+// One step of a key path: an object key, or an array index when `key` is empty.
+struct path_step {
+  std::string key;
+  int index = -1;
+};
+
+std::vector<path_step> split_path(std::string_view path) {
+  std::vector<path_step> steps;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '.') {
+      ++i;
+    } else if (path[i] == '[') {
+      auto close = path.find(']', i);
+      if (close == std::string_view::npos) break;
+      steps.push_back({"", std::atoi(std::string(path.substr(i + 1, close - i - 1)).c_str())});
+      i = close + 1;
+    } else {
+      auto end = path.find_first_of(".[", i);
+      if (end == std::string_view::npos) end = path.size();
+      steps.push_back({std::string(path.substr(i, end - i)), -1});
+      i = end;
     }
-    if (end == std::string_view::npos) break;
-    start = end + 1;
   }
-  if (!found_any) return 0;
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + pos, '\n'));
+  return steps;
+}
+
+// A container being scanned: where the scanner is inside it.
+struct scan_frame {
+  bool array = false;
+  std::string key;        // objects: the key whose value comes next
+  int index = -1;         // arrays: the element being read
+  bool want_key = false;  // objects: the next string is a key
+  bool in_element = false;
+};
+
+bool at_path(const std::vector<scan_frame>& stack, const std::vector<path_step>& target) {
+  if (stack.size() != target.size()) return false;
+  for (std::size_t i = 0; i < stack.size(); ++i) {
+    const auto& f = stack[i];
+    if (f.array ? target[i].index != f.index : target[i].key != f.key) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int locate_key(std::string_view text, std::string_view key_path) {
+  // A small scanner over the (already valid) JSON text that follows the key path through
+  // objects and arrays; nlohmann::json keeps no source positions.
+  const auto target = split_path(key_path);
+  if (target.empty()) return 0;
+  std::vector<scan_frame> stack;
+  int line = 1;
+  auto element_start = [&]() {
+    if (stack.empty() || !stack.back().array || stack.back().in_element) return false;
+    stack.back().in_element = true;
+    ++stack.back().index;
+    return at_path(stack, target);
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == ':') continue;
+    if (c == ',') {
+      if (!stack.empty()) {
+        stack.back().want_key = !stack.back().array;
+        stack.back().in_element = false;
+      }
+      continue;
+    }
+    if (c == '}' || c == ']') {
+      if (!stack.empty()) stack.pop_back();
+      continue;
+    }
+    if (element_start()) return line;
+    if (c == '{' || c == '[') {
+      stack.push_back({c == '[', "", -1, c == '{', false});
+      continue;
+    }
+    if (c == '"') {
+      std::string s;
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\' && i + 1 < text.size()) ++i;
+        s.push_back(text[i]);
+      }
+      if (!stack.empty() && !stack.back().array && stack.back().want_key) {
+        stack.back().key = std::move(s);
+        stack.back().want_key = false;
+        if (at_path(stack, target)) return line;
+      }
+    }
+  }
+  return 0;
 }
 
 }  // namespace mixerd::settings_schema

@@ -61,13 +61,15 @@ caf::behavior settings_actor(caf::stateful_actor<settings_state>* self, settings
         st.pending[key] = std::move(value);
         if (!st.flush_scheduled) {
           st.flush_scheduled = true;
-          self->delayed_send(self, limits::settings_flush_delay, caf::flush_atom_v);
+          // A tick, not a flush request: a request's reply would come back to us unhandled.
+          self->delayed_send(self, limits::settings_flush_delay, caf::tick_atom_v);
         }
       },
-      [self](caf::flush_atom) {
+      [self](caf::tick_atom) {
         self->state.flush_scheduled = false;
-        return save_pending(self->state);
+        save_pending(self->state);
       },
+      [self](caf::flush_atom) { return save_pending(self->state); },
       [self](reload_atom) {
         auto& st = self->state;
         auto loaded = settings_file::load(st.paths.settings);

@@ -75,6 +75,9 @@ def test_labels_assignments_and_mutes_survive_restart(daemon_factory, device, da
     device.expect("VOL,1,Mic,50")
     device.send("MUTE,2,PRESS")
     device.expect("MUTE,2,1")
+    # Saved on its own shortly after the change, and the daemon keeps saving afterwards.
+    wait_until(lambda: read_settings(data_dir).get("mutes", {}).get("individual") == [False, False, True, False],
+               what="mutes saved")
     device.send("ENCODER,-5")
     device.expect("MASTER,40")
     assert daemon.stop() == 0

@@ -1,0 +1,346 @@
+#include "actors/mixer/mixer_actor.hpp"
+
+#include <doctest/doctest.h>
+
+#include <caf/all.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actors/audio/audio_backend.hpp"
+#include "protocol/device_codec.hpp"
+#include "protocol/json.hpp"
+#include "protocol/messages.hpp"
+#include "tests/unit/actors/caf_support.hpp"
+
+using json = nlohmann::json;
+using mixerd::assignment;
+using mixerd::assignment_change;
+using mixerd::assignment_type;
+using mixerd::device_input;
+using mixerd::device_status_change;
+using mixerd::event;
+using mixerd::mixer_snapshot;
+using mixerd::mute_change;
+using mixerd::slider_change;
+using mixerd::volume_change;
+using mixerd::test::as;
+using mixerd::test::receive_within;
+namespace protocol = mixerd::protocol;
+
+namespace {
+
+// The mixer with three scoped actors standing in for the device, the hub and the settings
+// actor, so that every message it sends is observed.
+struct mixer_fixture : mixerd::test::actor_fixture {
+  caf::scoped_actor device{sys};
+  caf::scoped_actor hub{sys};
+  caf::scoped_actor settings{sys};
+  caf::actor mixer;
+
+  // Spawns the mixer and takes its subscribe and watch messages.
+  void start(const json& initial = json::object()) {
+    mixer = spawn(mixerd::mixer_actor,
+                  mixerd::mixer_wiring{caf::actor{device}, caf::actor{hub}, caf::actor{settings},
+                                       mixerd::make_detached_backend()},
+                  initial);
+    caf::actor subscribed;
+    caf::actor watcher;
+    REQUIRE(receive_within(hub, [&](caf::subscribe_atom, const caf::actor& a) { subscribed = a; }));
+    REQUIRE(
+        receive_within(settings, [&](mixerd::watch_atom, const caf::actor& a) { watcher = a; }));
+    CHECK(subscribed == mixer);
+    CHECK(watcher == mixer);
+  }
+
+  // Device input and status arrive through the hub.
+  void from_device(protocol::device_event input) { hub->send(mixer, event{device_input{input}}); }
+
+  std::string next_line() {
+    protocol::host_command cmd;
+    REQUIRE_MESSAGE(receive_within(device, [&](const protocol::host_command& c) { cmd = c; }),
+                    "the device got no command within 2 s");
+    return protocol::encode_host_command(cmd).text;
+  }
+
+  event next_published() { return mixerd::test::next_published(hub); }
+
+  std::pair<std::string, json> next_put() {
+    std::pair<std::string, json> out;
+    REQUIRE_MESSAGE(receive_within(settings,
+                                   [&](caf::put_atom, const std::string& key, const json& value) {
+                                     out = {key, value};
+                                   }),
+                    "the settings actor got no put within 2 s");
+    return out;
+  }
+
+  // Checks that `who` got nothing from the mixer before the mixer answered a probe sent now:
+  // messages between two actors keep their order.
+  void expect_quiet(caf::scoped_actor& who) {
+    who->send(mixer, caf::get_atom_v);
+    bool answered = false;
+    std::string unexpected;
+    who->receive([&](const mixer_snapshot&) { answered = true; },
+                 [&](const protocol::host_command& c) {
+                   unexpected = "device command " + protocol::encode_host_command(c).text;
+                 },
+                 [&](caf::publish_atom, const event& e) {
+                   unexpected = "published " + std::string(mixerd::event_name(e));
+                 },
+                 [&](caf::put_atom, const std::string& key, const json&) {
+                   unexpected = "settings put " + key;
+                 },
+                 caf::after(mixerd::test::wait_limit) >> [] {});
+    CHECK_MESSAGE(unexpected.empty(), unexpected);
+    CHECK(answered);
+  }
+
+  mixer_snapshot snapshot() {
+    mixer_snapshot out;
+    bool answered = false;
+    device->request(mixer, mixerd::test::wait_limit, caf::get_atom_v)
+        .receive(
+            [&](const mixer_snapshot& m) {
+              out = m;
+              answered = true;
+            },
+            [](const caf::error&) {});
+    REQUIRE_MESSAGE(answered, "the mixer did not answer get");
+    return out;
+  }
+};
+
+json mutes(std::vector<bool> individual, bool master) {
+  return {{"individual", individual}, {"master", master}};
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer subscribes to the hub and watches the settings") {
+  start();  // checks both
+  expect_quiet(device);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer pushes labels volumes mutes and master on connect") {
+  start();
+  hub->send(mixer, event{device_status_change{true, "x"}});
+  const std::vector<std::string> expected = {
+      "VOL,0,Slider 1,50", "VOL,1,Slider 2,50", "VOL,2,Slider 3,50", "VOL,3,Slider 4,50",
+      "MUTE,0,0",          "MUTE,1,0",          "MUTE,2,0",          "MUTE,3,0",
+      "MUTE,MASTER,0",     "MASTER,50"};
+  for (const auto& line : expected)
+    CHECK(next_line() == line);
+  expect_quiet(device);
+  expect_quiet(hub);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer pushes nothing when the device disconnects") {
+  start();
+  hub->send(mixer, event{device_status_change{false, "x"}});
+  expect_quiet(device);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer publishes a slider move and tells the device nothing") {
+  start();
+  from_device(protocol::dev_slider{0, 57});
+  auto change = as<slider_change>(next_published());
+  CHECK(change.index == 1);
+  CHECK(change.value == 57);
+  expect_quiet(device);
+  expect_quiet(settings);
+
+  from_device(protocol::dev_slider{0, 57});  // the same position again
+  expect_quiet(hub);
+  from_device(protocol::dev_slider{3, 0});
+  change = as<slider_change>(next_published());
+  CHECK(change.index == 4);
+  CHECK(change.value == 0);
+  expect_quiet(device);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer toggles a mute on a button press") {
+  start();
+  from_device(protocol::dev_mute_press{1});
+  CHECK(next_line() == "MUTE,1,1");
+  auto change = as<mute_change>(next_published());
+  CHECK(change.index == 2);
+  CHECK(change.muted);
+  auto [key, value] = next_put();
+  CHECK(key == "mutes");
+  CHECK(value == mutes({false, true, false, false}, false));
+
+  from_device(protocol::dev_mute_press{1});
+  CHECK(next_line() == "MUTE,1,0");
+  change = as<mute_change>(next_published());
+  CHECK(change.index == 2);
+  CHECK_FALSE(change.muted);
+  CHECK(next_put().second == mutes({false, false, false, false}, false));
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer toggles the master mute") {
+  start();
+  from_device(protocol::dev_mute_press{protocol::master_index});
+  CHECK(next_line() == "MUTE,MASTER,1");
+  auto change = as<mute_change>(next_published());
+  CHECK(change.index == protocol::master_index);
+  CHECK(change.muted);
+  CHECK(mixerd::json::event_payload(change) == json{{"index", "master"}, {"muted", true}});
+  auto [key, value] = next_put();
+  CHECK(key == "mutes");
+  CHECK(value == mutes({false, false, false, false}, true));
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer turns the master volume with the encoder") {
+  start();
+  from_device(protocol::dev_encoder_turn{2});
+  CHECK(next_line() == "MASTER,54");
+  CHECK(as<volume_change>(next_published()).volume == 54);
+  auto [key, value] = next_put();
+  CHECK(key == "master_volume");
+  CHECK(value == 54);
+
+  from_device(protocol::dev_encoder_turn{-3});
+  CHECK(next_line() == "MASTER,48");
+  CHECK(as<volume_change>(next_published()).volume == 48);
+  CHECK(next_put().second == 48);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer clamps the encoder at 0 and 100") {
+  start();
+  from_device(protocol::dev_encoder_turn{100});
+  CHECK(next_line() == "MASTER,100");
+  CHECK(as<volume_change>(next_published()).volume == 100);
+  CHECK(next_put().second == 100);
+
+  // At the end stop the request is still answered, but nothing changed.
+  from_device(protocol::dev_encoder_turn{1});
+  CHECK(next_line() == "MASTER,100");
+  expect_quiet(hub);
+  expect_quiet(settings);
+
+  from_device(protocol::dev_encoder_turn{-1000});
+  CHECK(next_line() == "MASTER,0");
+  CHECK(as<volume_change>(next_published()).volume == 0);
+  CHECK(next_put().second == 0);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer snapshot reflects device input") {
+  start();
+  from_device(protocol::dev_slider{0, 57});
+  from_device(protocol::dev_mute_press{1});
+  from_device(protocol::dev_mute_press{protocol::master_index});
+  from_device(protocol::dev_encoder_turn{2});
+  const mixer_snapshot m = snapshot();
+  CHECK(m.sliders[0].value == 57);
+  CHECK(m.sliders[1].value == 50);
+  CHECK(m.sliders[1].muted);
+  CHECK_FALSE(m.sliders[0].muted);
+  CHECK(m.mutes.individual[1]);
+  CHECK_FALSE(m.mutes.individual[0]);
+  CHECK(m.mutes.master);
+  CHECK(m.master_volume == 54);
+  CHECK_FALSE(m.audio_connected);
+  for (int i = 0; i < 4; ++i) {
+    CHECK(m.sliders[i].label == mixerd::default_slider_label(i + 1));
+    CHECK(m.sliders[i].assigned == assignment{});
+  }
+}
+
+TEST_CASE("mixer_from_settings reads labels assignments mutes and master volume") {
+  const json s = {{"sliders",
+                   {{{"label", "Music"}, {"assignment", {{"type", "app"}, {"names", {"spotify"}}}}},
+                    {{"label", "Mic"}, {"assignment", {{"type", "system_default_input"}}}},
+                    {{"assignment", {{"type", "specific_app"}, {"names", {"steam"}}}}}}},
+                  {"mutes", mutes({false, true, false, true}, true)},
+                  {"master_volume", 30}};
+  const mixer_snapshot m = mixerd::mixer_from_settings(s);
+  CHECK(m.sliders[0].label == "Music");
+  CHECK(m.sliders[0].assigned.type == assignment_type::app);
+  CHECK(m.sliders[0].assigned.names == std::vector<std::string>{"spotify"});
+  CHECK(m.sliders[1].label == "Mic");
+  CHECK(m.sliders[1].assigned.type == assignment_type::system_default_input);
+  CHECK(m.sliders[2].label == "Slider 3");
+  CHECK(m.sliders[2].assigned.names == std::vector<std::string>{"steam"});
+  CHECK(m.sliders[3].label == "Slider 4");
+  CHECK(m.sliders[3].assigned == assignment{});
+  CHECK(m.sliders[1].muted);
+  CHECK(m.sliders[3].muted);
+  CHECK_FALSE(m.sliders[0].muted);
+  CHECK(m.mutes.master);
+  CHECK(m.master_volume == 30);
+  for (const auto& slider : m.sliders)
+    CHECK(slider.value == 50);
+}
+
+TEST_CASE("mixer_from_settings keeps the defaults for absent keys") {
+  for (const json& s : {json::object(), json{{"sliders", json::array()}, {"mutes", json::object()}},
+                        json{{"unrelated", 1}}}) {
+    CAPTURE(s.dump());
+    const mixer_snapshot m = mixerd::mixer_from_settings(s);
+    for (int i = 0; i < 4; ++i) {
+      CHECK(m.sliders[i].label == mixerd::default_slider_label(i + 1));
+      CHECK(m.sliders[i].value == 50);
+      CHECK(m.sliders[i].assigned == assignment{});
+      CHECK_FALSE(m.sliders[i].muted);
+      CHECK_FALSE(m.mutes.individual[i]);
+    }
+    CHECK_FALSE(m.mutes.master);
+    CHECK(m.master_volume == 50);
+    CHECK_FALSE(m.audio_connected);
+  }
+  // Only the given parts change.
+  const mixer_snapshot m =
+      mixerd::mixer_from_settings({{"mutes", {{"master", true}}}, {"master_volume", 150}});
+  CHECK(m.mutes.master);
+  CHECK_FALSE(m.mutes.individual[0]);
+  CHECK(m.master_volume == 100);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer pushes the persisted state on connect") {
+  start({{"sliders", {{{"label", "Music"}}}},
+         {"mutes", mutes({false, true, false, false}, true)},
+         {"master_volume", 30}});
+  hub->send(mixer, event{device_status_change{true, "/dev/ttyACM0"}});
+  const std::vector<std::string> expected = {
+      "VOL,0,Music,50", "VOL,1,Slider 2,50", "VOL,2,Slider 3,50", "VOL,3,Slider 4,50", "MUTE,0,0",
+      "MUTE,1,1",       "MUTE,2,0",          "MUTE,3,0",          "MUTE,MASTER,1",     "MASTER,30"};
+  for (const auto& line : expected)
+    CHECK(next_line() == line);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer applies a renamed slider from reloaded settings") {
+  start();
+  const json reloaded = {
+      {"sliders",
+       {json::object(),
+        {{"label", "Game"}, {"assignment", {{"type", "app"}, {"names", {"steam"}}}}}}}};
+  settings->send(mixer, mixerd::settings_reloaded{reloaded});
+  CHECK(next_line() == "VOL,1,Game,50");
+  auto change = as<assignment_change>(next_published());
+  CHECK(change.index == 2);
+  CHECK(change.label == "Game");
+  CHECK(change.assigned.type == assignment_type::app);
+  CHECK(change.assigned.names == std::vector<std::string>{"steam"});
+  expect_quiet(device);
+  expect_quiet(hub);
+  CHECK(snapshot().sliders[1].label == "Game");
+
+  // The same settings again change nothing.
+  settings->send(mixer, mixerd::settings_reloaded{reloaded});
+  expect_quiet(device);
+  expect_quiet(hub);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer applies mutes from reloaded settings") {
+  start();
+  settings->send(mixer,
+                 mixerd::settings_reloaded{{{"mutes", mutes({false, false, true, false}, false)}}});
+  CHECK(next_line() == "MUTE,2,1");
+  auto change = as<mute_change>(next_published());
+  CHECK(change.index == 3);
+  CHECK(change.muted);
+  CHECK(next_put().second == mutes({false, false, true, false}, false));
+  expect_quiet(device);
+  CHECK(snapshot().sliders[2].muted);
+}

@@ -1,0 +1,251 @@
+#include "actors/settings/settings_actor.hpp"
+
+#include <doctest/doctest.h>
+
+#include <caf/all.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "actors/settings/settings_file.hpp"
+#include "protocol/messages.hpp"
+#include "tests/unit/actors/caf_support.hpp"
+#include "tests/unit/actors/test_support.hpp"
+
+using namespace mixerd;
+using mixerd::test::actor_fixture;
+using mixerd::test::file_mode;
+using mixerd::test::read_file;
+using mixerd::test::receive_within;
+using mixerd::test::temp_dir;
+using mixerd::test::write_file;
+using nlohmann::json;
+
+namespace {
+
+const std::string broken_text = "{\n  \"controller_port\": 5000,\n  \"oops\": \n";
+
+struct settings_fixture : actor_fixture {
+  temp_dir dir;
+  settings_file::paths paths{dir.path(), dir.file("settings.json")};
+  caf::scoped_actor self{sys};
+
+  // Writes `initial` to the file (unless told not to) and spawns the actor with it.
+  caf::actor start(const json& initial, bool write_it = true) {
+    if (write_it) write_file(paths.settings, settings_file::serialize(initial));
+    return spawn(settings_actor, paths, initial);
+  }
+
+  json get(const caf::actor& settings) {
+    json out;
+    bool answered = false;
+    self->request(settings, test::wait_limit, caf::get_atom_v)
+        .receive(
+            [&](const json& j) {
+              out = j;
+              answered = true;
+            },
+            [](const caf::error&) {});
+    REQUIRE_MESSAGE(answered, "settings actor did not answer get");
+    return out;
+  }
+
+  void put(const caf::actor& settings, const std::string& key, json value) {
+    self->send(settings, caf::put_atom_v, key, std::move(value));
+  }
+
+  template <class Atom>
+  bool ask(const caf::actor& settings, Atom atom) {
+    bool result = false;
+    bool answered = false;
+    self->request(settings, test::wait_limit, atom)
+        .receive(
+            [&](bool ok) {
+              result = ok;
+              answered = true;
+            },
+            [](const caf::error&) {});
+    REQUIRE_MESSAGE(answered, "settings actor did not answer");
+    return result;
+  }
+  bool flush(const caf::actor& settings) { return ask(settings, caf::flush_atom_v); }
+  bool reload(const caf::actor& settings) { return ask(settings, reload_atom_v); }
+
+  json on_disk() { return json::parse(read_file(paths.settings)); }
+};
+
+json next_reload(caf::scoped_actor& watcher) {
+  json out;
+  REQUIRE_MESSAGE(receive_within(watcher, [&](const settings_reloaded& r) { out = r.settings; }),
+                  "watcher got no settings_reloaded within 2 s");
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor get returns the initial settings") {
+  const json initial = {{"controller_port", 5001}, {"auth_enabled", false}, {"custom", {1, 2}}};
+  auto settings = start(initial);
+  CHECK(get(settings) == initial);
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor put then flush writes the key with mode 0600") {
+  auto settings = start({{"controller_port", 5000}, {"toast_port", 8889}});
+  put(settings, "controller_port", 5002);
+  CHECK(get(settings)["controller_port"] == 5002);
+  CHECK(flush(settings));
+  const json disk = on_disk();
+  CHECK(disk["controller_port"] == 5002);
+  CHECK(disk["toast_port"] == 8889);
+  CHECK(file_mode(paths.settings) == 0600);
+  CHECK(read_file(paths.settings) == settings_file::serialize(disk));
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor creates the file on the first flush") {
+  auto settings = start(json::object(), false);
+  put(settings, "master_volume", 30);
+  CHECK(flush(settings));
+  CHECK(on_disk() == json{{"master_volume", 30}});
+  CHECK(file_mode(paths.settings) == 0600);
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor keeps keys another writer added between puts") {
+  auto settings = start({{"controller_port", 5000}});
+  put(settings, "master_volume", 40);
+  CHECK(flush(settings));
+
+  // set-password runs meanwhile: it adds keys under the lock.
+  json changed = on_disk();
+  changed["auth_enabled"] = true;
+  changed["auth_username"] = "admin";
+  REQUIRE_FALSE(settings_file::write_atomically(paths.settings, settings_file::serialize(changed)));
+
+  put(settings, "master_volume", 42);
+  CHECK(flush(settings));
+  const json disk = on_disk();
+  CHECK(disk["master_volume"] == 42);
+  CHECK(disk["auth_enabled"] == true);
+  CHECK(disk["auth_username"] == "admin");
+  CHECK(disk["controller_port"] == 5000);
+  // The actor's view now includes the other writer's keys too.
+  CHECK(get(settings)["auth_username"] == "admin");
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor ignores a put of an unchanged value") {
+  auto settings = start({{"controller_port", 5000}, {"mutes", {{"master", false}}}}, false);
+  put(settings, "controller_port", 5000);
+  put(settings, "mutes", {{"master", false}});
+  CHECK(flush(settings));
+  // Nothing was pending, so nothing was written.
+  CHECK_FALSE(std::filesystem::exists(paths.settings));
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor saves by itself and keeps running") {
+  auto settings = start(json::object());
+  self->monitor(settings);
+  put(settings, "master_volume", 12);
+  // The coalescing timer (limits::settings_flush_delay) saves without an explicit flush.
+  const auto deadline = std::chrono::steady_clock::now() + test::wait_limit;
+  while (on_disk().value("master_volume", -1) != 12 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // no event to await
+  REQUIRE(on_disk()["master_volume"] == 12);
+
+  // Whatever the timed save left in the actor's mailbox is handled before the third answer:
+  // the first get is queued behind the save's result, the second behind anything that result
+  // made the actor send itself, the third behind anything after that.
+  for (int i = 0; i < 3; ++i) {
+    CAPTURE(i);
+    bool answered = false;
+    caf::error failure;
+    self->request(settings, test::wait_limit, caf::get_atom_v)
+        .receive([&](const json&) { answered = true; }, [&](caf::error& e) { failure = e; });
+    // Regression: a self-sent flush request used to return its reply to the actor itself,
+    // which then terminated with unexpected_message 250 ms after the first change.
+    CHECK_MESSAGE(answered, "settings actor gone after its timed save: ", sys.render(failure));
+  }
+  std::string down_reason;
+  self->receive([&](const caf::down_msg& d) { down_reason = "down: " + sys.render(d.reason); },
+                caf::after(std::chrono::milliseconds(0)) >> [] {});
+  CHECK_MESSAGE(down_reason.empty(), down_reason);
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor reload tells watchers the new settings") {
+  auto settings = start({{"controller_port", 5000}});
+  caf::scoped_actor watcher{sys};
+  self->send(settings, watch_atom_v, caf::actor{watcher});
+
+  json edited = {{"controller_port", 5000},
+                 {"sliders", {{{"label", "Music"}, {"assignment", {{"type", "unassigned"}}}}}}};
+  write_file(paths.settings, edited.dump(2));
+  CHECK(reload(settings));
+  const json seen = next_reload(watcher);
+  CHECK(seen == edited);
+  CHECK(get(settings) == edited);
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor reload keeps changes not yet saved") {
+  auto settings = start({{"controller_port", 5000}});
+  caf::scoped_actor watcher{sys};
+  self->send(settings, watch_atom_v, caf::actor{watcher});
+  write_file(paths.settings, R"({"controller_port": 5000, "toast_port": 9000})");
+  put(settings, "master_volume", 77);
+  CHECK(reload(settings));
+  const json seen = next_reload(watcher);
+  CHECK(seen["toast_port"] == 9000);
+  CHECK(seen["master_volume"] == 77);
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor reload of a broken file keeps everything") {
+  const json initial = {{"controller_port", 5000}, {"master_volume", 20}};
+  auto settings = start(initial);
+  caf::scoped_actor watcher{sys};
+  self->send(settings, watch_atom_v, caf::actor{watcher});
+
+  write_file(paths.settings, broken_text);
+  CHECK_FALSE(reload(settings));
+  CHECK(get(settings) == initial);
+  CHECK(read_file(paths.settings) == broken_text);
+
+  // The watcher was told nothing: the first notification it gets is the next good reload.
+  write_file(paths.settings, R"({"controller_port": 5003})");
+  CHECK(reload(settings));
+  CHECK(next_reload(watcher) == json{{"controller_port", 5003}});
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor reload of an invalid value keeps everything") {
+  const json initial = {{"controller_port", 5000}};
+  auto settings = start(initial);
+  const std::string invalid = R"({"controller_port": "five thousand"})";
+  write_file(paths.settings, invalid);
+  CHECK_FALSE(reload(settings));
+  CHECK(get(settings) == initial);
+  CHECK(read_file(paths.settings) == invalid);
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor flush never overwrites a broken file") {
+  auto settings = start({{"controller_port", 5000}});
+  write_file(paths.settings, broken_text);
+  put(settings, "master_volume", 33);
+  CHECK_FALSE(flush(settings));
+  CHECK(read_file(paths.settings) == broken_text);
+  CHECK(get(settings)["master_volume"] == 33);
+
+  // Once the user repairs the file, the pending change is saved on top of it.
+  write_file(paths.settings, R"({"controller_port": 5004})");
+  CHECK(flush(settings));
+  CHECK(on_disk() == json{{"controller_port", 5004}, {"master_volume", 33}});
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor drops a watcher that exits") {
+  auto settings = start({{"controller_port", 5000}});
+  caf::scoped_actor stays{sys};
+  self->send(settings, watch_atom_v, caf::actor{stays});
+  {
+    caf::scoped_actor leaves{sys};
+    self->send(settings, watch_atom_v, caf::actor{leaves});
+  }
+  CHECK(reload(settings));
+  CHECK(next_reload(stays) == json{{"controller_port", 5000}});
+}

@@ -1,0 +1,206 @@
+#include "protocol/settings_schema.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using nlohmann::json;
+using namespace mixerd;
+
+namespace {
+
+// The key `validate` blames for a settings object holding only `key: value` ("" when accepted).
+std::string blamed(const json& settings) {
+  auto problem = settings_schema::validate(settings);
+  return problem ? problem->key : std::string();
+}
+
+std::string blamed(const std::string& key, const json& value) {
+  return blamed(json{{key, value}});
+}
+
+void check_key(const std::string& key, const std::vector<json>& accepted,
+               const std::vector<json>& rejected) {
+  for (const json& value : accepted) {
+    CAPTURE(key);
+    CAPTURE(value.dump());
+    CHECK(blamed(key, value).empty());
+  }
+  for (const json& value : rejected) {
+    CAPTURE(key);
+    CAPTURE(value.dump());
+    CHECK(blamed(key, value) == key);
+  }
+}
+
+json slider_with(const json& fields) {
+  return json{{"sliders", json::array({fields})}};
+}
+
+}  // namespace
+
+TEST_CASE("validate accepts an empty object and unknown keys") {
+  CHECK_FALSE(settings_schema::validate(json::object()));
+  CHECK_FALSE(settings_schema::validate(json{{"not_yet_invented", {1, 2, 3}}, {"other", nullptr}}));
+}
+
+TEST_CASE("validate refuses a top level that is not an object") {
+  for (const json& value : {json::array({1}), json(5), json("text"), json(nullptr)}) {
+    CAPTURE(value.dump());
+    auto problem = settings_schema::validate(value);
+    REQUIRE(problem);
+    CHECK(problem->key == "(top level)");
+    CHECK(problem->message == "must be a JSON object");
+  }
+}
+
+TEST_CASE("validate checks the secrets") {
+  const std::string sixteen(16, 'a');
+  check_key("toast_api_key", {sixteen, std::string(64, 'f')},
+            {std::string(15, 'a'), "", 12345678901234567, nullptr});
+  check_key("plant_store_token", {sixteen, std::string(64, '0')},
+            {std::string(15, 'a'), json::array()});
+  auto problem = settings_schema::validate(json{{"toast_api_key", "short"}});
+  REQUIRE(problem);
+  CHECK(problem->message == "must be a string of at least 16 characters");
+}
+
+TEST_CASE("validate checks the auth keys") {
+  check_key("auth_enabled", {true, false}, {"true", 1, nullptr});
+  check_key("auth_username", {"admin", ""}, {5, false, json::array()});
+  check_key("auth_password_hash", {"pbkdf2_sha256$1$00$00"}, {json::array(), 1});
+  check_key("session_timeout", {60, 86400, 31'536'000}, {59, 31'536'001, 3.5, "86400", -1});
+}
+
+TEST_CASE("validate checks the ports") {
+  for (const char* key : {"controller_port", "toast_port", "plants_port"})
+    check_key(key, {0, 5000, 65535}, {-1, 65536, "5000", 5000.5, true, nullptr});
+  auto problem = settings_schema::validate(json{{"plants_port", 70000}});
+  REQUIRE(problem);
+  CHECK(problem->message == "must be an integer from 0 to 65535");
+}
+
+TEST_CASE("validate checks the serial port the bind address and the log level") {
+  check_key("serial_port", {"auto", "none", "/dev/ttyACM0"}, {1, false, nullptr});
+  check_key("bind_address", {"0.0.0.0", "127.0.0.1"}, {false, 0});
+  check_key("log_level", {"trace", "debug", "info", "warn", "error"},
+            {"verbose", "INFO", "", 1, nullptr});
+}
+
+TEST_CASE("validate checks the socket.io timings") {
+  for (const char* key : {"socketio_ping_interval_ms", "socketio_ping_timeout_ms"})
+    check_key(key, {1000, 25000, 600'000}, {999, 600'001, "25000", 0});
+}
+
+TEST_CASE("validate checks the master volume") {
+  check_key("master_volume", {0, 50, 100}, {-1, 101, 50.5, "50"});
+}
+
+TEST_CASE("validate checks the slider list") {
+  CHECK(blamed("sliders", json::array()).empty());
+  json four = json::array();
+  for (int i = 0; i < 4; ++i)
+    four.push_back({{"label", "S"}, {"assignment", {{"type", "unassigned"}}}});
+  CHECK(blamed("sliders", four).empty());
+  json five = four;
+  five.push_back(json::object());
+  CHECK(blamed("sliders", five) == "sliders");
+  CHECK(blamed("sliders", json::object()) == "sliders");
+  CHECK(blamed("sliders", "Music") == "sliders");
+  CHECK(blamed(json{{"sliders", {json::object(), 3}}}) == "sliders[1]");
+}
+
+TEST_CASE("validate checks slider labels") {
+  CHECK(blamed(slider_with({{"label", std::string(64, 'x')}})).empty());
+  CHECK(blamed(slider_with({{"label", ""}})).empty());
+  CHECK(blamed(slider_with({{"label", std::string(65, 'x')}})) == "sliders[0].label");
+  CHECK(blamed(slider_with({{"label", 7}})) == "sliders[0].label");
+}
+
+TEST_CASE("validate checks slider assignments") {
+  const std::vector<json> accepted = {
+      {{"type", "unassigned"}},
+      {{"type", "system_default_output"}},
+      {{"type", "system_default_input"}},
+      {{"type", "app"}, {"names", {"firefox", "mpv"}}},
+      {{"type", "specific_app"}, {"names", {"spotify"}}},
+      {{"type", "app"}, {"names", json::array()}},
+  };
+  for (const json& a : accepted) {
+    CAPTURE(a.dump());
+    CHECK(blamed(slider_with({{"assignment", a}})).empty());
+  }
+  struct bad {
+    json assignment;
+    std::string key;
+  };
+  const std::vector<bad> rejected = {
+      {"app", "sliders[0].assignment"},
+      {json::object(), "sliders[0].assignment.type"},
+      {{{"type", 3}}, "sliders[0].assignment.type"},
+      {{{"type", "bogus"}}, "sliders[0].assignment.type"},
+      {{{"type", "app"}}, "sliders[0].assignment.names"},
+      {{{"type", "app"}, {"names", "firefox"}}, "sliders[0].assignment.names"},
+      {{{"type", "app"}, {"names", {""}}}, "sliders[0].assignment.names"},
+      {{{"type", "app"}, {"names", {1}}}, "sliders[0].assignment.names"},
+  };
+  for (const bad& b : rejected) {
+    CAPTURE(b.assignment.dump());
+    auto problem = settings_schema::validate(slider_with({{"assignment", b.assignment}}));
+    REQUIRE(problem);
+    CHECK(problem->key == b.key);
+    CHECK((problem->message.rfind("must", 0) == 0 || problem->message == "is missing"));
+  }
+}
+
+TEST_CASE("validate checks the mutes") {
+  CHECK(blamed("mutes", json::object()).empty());
+  CHECK(blamed("mutes", {{"individual", {true, false, false, true}}, {"master", true}}).empty());
+  CHECK(blamed("mutes", json::array()) == "mutes");
+  CHECK(blamed("mutes", true) == "mutes");
+  CHECK(blamed("mutes", {{"individual", {true, false, false}}}) == "mutes.individual");
+  CHECK(blamed("mutes", {{"individual", {true, false, false, true, false}}}) == "mutes.individual");
+  CHECK(blamed("mutes", {{"individual", {true, false, 0, true}}}) == "mutes.individual");
+  CHECK(blamed("mutes", {{"individual", "none"}}) == "mutes.individual");
+  CHECK(blamed("mutes", {{"master", "yes"}}) == "mutes.master");
+}
+
+TEST_CASE("locate_key finds top-level and nested keys") {
+  const std::string text =
+      "{\n"
+      "  \"controller_port\": 5000,\n"
+      "  \"mutes\": {\n"
+      "    \"master\": false,\n"
+      "    \"individual\": [true]\n"
+      "  },\n"
+      "  \"sliders\": [\n"
+      "    {\"label\": \"A\", \"assignment\": {\"type\": \"x\"}}\n"
+      "  ]\n"
+      "}\n";
+  CHECK(settings_schema::locate_key(text, "controller_port") == 2);
+  CHECK(settings_schema::locate_key(text, "mutes") == 3);
+  CHECK(settings_schema::locate_key(text, "mutes.individual") == 5);
+  CHECK(settings_schema::locate_key(text, "mutes.master") == 4);
+  CHECK(settings_schema::locate_key(text, "sliders[0].assignment.type") == 8);
+  CHECK(settings_schema::locate_key(text, "sliders") == 7);
+  CHECK(settings_schema::locate_key("{\"a\": 1}", "a") == 1);
+}
+
+TEST_CASE("locate_key returns 0 when the key is not in the text") {
+  CHECK(settings_schema::locate_key("{\n  \"a\": 1\n}\n", "b") == 0);
+  CHECK(settings_schema::locate_key("[1, 2]", "(top level)") == 0);
+  CHECK(settings_schema::locate_key("", "controller_port") == 0);
+}
+
+TEST_CASE("locate_key finds a key inside the second element of an array") {
+  const std::string text =
+      "{\n"
+      "  \"sliders\": [\n"
+      "    {\"label\": \"A\"},\n"
+      "    {\"label\": 5}\n"
+      "  ]\n"
+      "}\n";
+  // Regression: the "[1]" part used to be ignored, pointing at the first slider (line 3).
+  CHECK(settings_schema::locate_key(text, "sliders[1].label") == 4);
+}
