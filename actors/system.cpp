@@ -29,14 +29,18 @@ actor_handles spawn_actors(caf::actor_system& sys, const actor_options& options)
   return h;
 }
 
-void shutdown_actors(caf::actor_system& sys, const actor_handles& actors) {
+void shutdown_actors(caf::actor_system& sys, const actor_handles& actors, const caf::actor& extra) {
   caf::scoped_actor self{sys};
-  self->send(actors.device, caf::close_atom_v);
-  // Pending settings (a mute pressed a moment ago) must reach the disk before exit.
+  // Producers first: once they are gone, every change they made is already queued at the
+  // settings actor, ahead of the flush below.
+  for (const auto& a : {extra, actors.device, actors.mixer})
+    self->send_exit(a, caf::exit_reason::user_shutdown);
+  self->wait_for(extra, actors.device, actors.mixer);
   self->request(actors.settings, caf::infinite, caf::flush_atom_v)
       .receive([](bool) {}, [](caf::error&) {});
-  for (const auto& a : {actors.mixer, actors.device, actors.settings, actors.hub})
+  for (const auto& a : {actors.settings, actors.hub})
     self->send_exit(a, caf::exit_reason::user_shutdown);
+  self->wait_for(actors.settings, actors.hub);
 }
 
 }  // namespace mixerd

@@ -34,7 +34,8 @@ struct actor_options {
 
 actor_handles spawn_actors(caf::actor_system& sys, const actor_options& options);
 
-// Saves pending settings, then stops every actor; blocks until the save is done.
-void shutdown_actors(caf::actor_system& sys, const actor_handles& actors);
+// Stops the actors that produce changes (and `extra`, e.g. gateways), then saves pending
+// settings, then stops the rest; blocks until all have terminated.
+void shutdown_actors(caf::actor_system& sys, const actor_handles& actors, const caf::actor& extra);
 
 }  // namespace mixerd

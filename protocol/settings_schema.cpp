@@ -1,5 +1,7 @@
 #include "protocol/settings_schema.hpp"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -86,6 +88,13 @@ std::optional<problem> check_mutes(const json& s) {
   return std::nullopt;
 }
 
+std::optional<problem> check_bind_address(const json& s) {
+  auto it = s.find("bind_address");
+  if (it == s.end()) return std::nullopt;
+  if (it->is_string() && is_ip_address(it->get_ref<const std::string&>())) return std::nullopt;
+  return problem{"bind_address", "must be an IP address such as \"0.0.0.0\" or \"127.0.0.1\""};
+}
+
 std::optional<problem> check_log_level(const json& s) {
   auto it = s.find("log_level");
   if (it == s.end()) return std::nullopt;
@@ -113,7 +122,7 @@ std::optional<problem> validate(const nlohmann::json& s) {
       check_int(s, "toast_port", 0, 65535),
       check_int(s, "plants_port", 0, 65535),
       check_type(s, "serial_port", vt::string, "a string: auto, none or a device path"),
-      check_type(s, "bind_address", vt::string, "a string holding an IP address"),
+      check_bind_address(s),
       check_log_level(s),
       check_int(s, "socketio_ping_interval_ms", 1000, 600'000),
       check_int(s, "socketio_ping_timeout_ms", 1000, 600'000),
@@ -174,6 +183,13 @@ bool at_path(const std::vector<scan_frame>& stack, const std::vector<path_step>&
 }
 
 }  // namespace
+
+bool is_ip_address(const std::string& text) {
+  in_addr v4{};
+  in6_addr v6{};
+  return ::inet_pton(AF_INET, text.c_str(), &v4) == 1 ||
+         ::inet_pton(AF_INET6, text.c_str(), &v6) == 1;
+}
 
 int locate_key(std::string_view text, std::string_view key_path) {
   // A small scanner over the (already valid) JSON text that follows the key path through

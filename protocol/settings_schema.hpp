@@ -26,6 +26,9 @@ inline constexpr int default_session_timeout = 86400;
 inline constexpr int default_ping_interval_ms = 25000;
 inline constexpr int default_ping_timeout_ms = 20000;
 
+// True for an IPv4 or IPv6 address literal ("0.0.0.0", "127.0.0.1", "::", "fe80::1").
+bool is_ip_address(const std::string& text);
+
 // 1-based line of `key_path` in the file text (best effort), 0 when not found.
 int locate_key(std::string_view text, std::string_view key_path);
 

@@ -155,10 +155,6 @@ caf::behavior device_actor(caf::stateful_actor<device_state>* self, device_confi
       [self](keepalive_atom, std::uint64_t gen) {
         if (gen == self->state.generation && self->state.opened) on_keepalive(self);
       },
-      [self](caf::close_atom) {
-        if (self->state.link) self->state.link->close();
-        self->quit();
-      },
   };
 }
 

@@ -43,6 +43,11 @@ struct device_state {
   std::chrono::milliseconds backoff{0};
   bool told_searching = false;
   static inline const char* name = "device";
+
+  // The port must not stay open after the actor is gone (its I/O lives on the io thread).
+  ~device_state() {
+    if (link) link->close();
+  }
 };
 
 caf::behavior device_actor(caf::stateful_actor<device_state>* self, device_config config);

@@ -79,7 +79,7 @@ load_result load(const std::string& path) {
 }
 
 std::string serialize(const nlohmann::json& settings) {
-  return settings.dump(2) + "\n";
+  return settings.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::error_code write_atomically(const std::string& path, const std::string& contents) {
@@ -161,15 +161,28 @@ std::error_code ensure_data_dir(const std::string& dir) {
 }
 
 pid_file::pid_file(std::string path) : path_(std::move(path)) {
-  int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return;
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    char buf[32] = {};
-    auto n = ::pread(fd, buf, sizeof buf - 1, 0);
-    if (n > 0) other_pid_ = std::strtol(buf, nullptr, 10);
-    ::close(fd);
-    return;
+  int fd = -1;
+  for (int attempt = 0; attempt < 10 && fd < 0; ++attempt) {
+    fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      char buf[32] = {};
+      auto n = ::pread(fd, buf, sizeof buf - 1, 0);
+      if (n > 0) other_pid_ = std::strtol(buf, nullptr, 10);
+      ::close(fd);
+      return;
+    }
+    // A daemon that is just stopping unlinks the file it held: the lock we got may be on
+    // that orphan. Only a lock on the file still at the path counts.
+    struct stat held {};
+    struct stat at_path {};
+    if (::fstat(fd, &held) != 0 || ::stat(path_.c_str(), &at_path) != 0 ||
+        held.st_ino != at_path.st_ino || held.st_dev != at_path.st_dev) {
+      ::close(fd);
+      fd = -1;
+    }
   }
+  if (fd < 0) return;
   std::string text = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, text.data(), text.size(), 0) < 0) {
     ::close(fd);

@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/log.hpp"
 #include "gateways/http/call.hpp"
 #include "gateways/http/json_body.hpp"
 #include "protocol/json.hpp"
@@ -78,7 +79,17 @@ void route(caf::event_based_actor* self, const controller_targets& t, http::call
 
 caf::behavior controller_gateway(caf::event_based_actor* self, controller_targets targets) {
   return {
-      [self, targets](http::call& c) { route(self, targets, c); },
+      [self, targets](http::call& c) {
+        // An exception would end this actor and with it the whole controller: answer 500.
+        auto respond = c.respond;
+        try {
+          route(self, targets, c);
+        } catch (const std::exception& e) {
+          log::error("controller", "request ", c.req.method, " ", c.req.target,
+                     " failed: ", e.what());
+          respond(controller_error(500, "Internal error"));
+        }
+      },
   };
 }
 

@@ -5,7 +5,8 @@ namespace mixerd::http {
 response json_response(int status, const nlohmann::json& body) {
   response r;
   r.status = status;
-  r.body = body.dump();
+  // Text from the device or a client may be invalid UTF-8; it must never make encoding throw.
+  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return r;
 }
 

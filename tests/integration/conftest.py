@@ -34,6 +34,8 @@ class FakeDevice:
         self.firmware = firmware
         self.answer = answer
         self.received = queue.Queue()
+        self.timeline = []  # (monotonic time, line) of every host line
+        self.last_sent = 0.0  # monotonic time of the device's last line
         self.master = None
         self._stop = threading.Event()
         self._thread = None
@@ -66,7 +68,9 @@ class FakeDevice:
             self.unplug()
 
     def send(self, line):
-        os.write(self.master, (line + "\n").encode())
+        data = line if isinstance(line, bytes) else line.encode()
+        os.write(self.master, data + b"\n")
+        self.last_sent = time.monotonic()
 
     def _serve(self, master, stop):
         pending = b""
@@ -84,6 +88,7 @@ class FakeDevice:
                 raw, pending = pending.split(b"\n", 1)
                 line = raw.decode(errors="replace").rstrip("\r")
                 if line:
+                    self.timeline.append((time.monotonic(), line))
                     self.received.put(line)
                     if self.answer:
                         self._reply(line)

@@ -28,6 +28,7 @@ def test_bad_command_lines_exit_2():
                        (["--log-level", "loud"], "--log-level must be"),
                        (["--serial"], "--serial needs a value"),
                        (["--simulate", "--serial", "none"], "cannot be combined"),
+                       (["--bind", "my-host"], "--bind must be an IP address"),
                        (["set-password"], "set-password needs a USERNAME")):
         r = run(*args)
         assert r.returncode == 2, args
@@ -114,3 +115,27 @@ def test_keep_alive_serves_many_requests_on_one_connection(daemon_factory):
         resp = conn.getresponse()
         assert resp.status == 200 and json.loads(resp.read()) == {"volume": 50}
     conn.close()
+
+
+def test_bad_bind_address_in_settings_exits_2(tmp_path):
+    data = tmp_path / "d"
+    data.mkdir()
+    (data / "settings.json").write_text('{"bind_address": "everywhere"}')
+    r = run("--data-dir", str(data), "--serial", "none")
+    assert r.returncode == 2 and "key 'bind_address' must be an IP address" in r.stderr
+
+
+def test_sighup_during_start_up_does_not_kill(tmp_path):
+    import signal
+    import time
+    data = str(tmp_path / "d")
+    d = Daemon(data, ("--serial", "none"))
+    d.start(wait_ready=False)
+    pid_path = os.path.join(data, "mixerd.pid")
+    deadline = time.monotonic() + 10
+    while not (os.path.exists(pid_path) and open(pid_path).read().strip()):
+        assert time.monotonic() < deadline, "no pid file"
+    d.proc.send_signal(signal.SIGHUP)  # as set-password would, the moment the pid file exists
+    d.wait_log("ready")
+    assert d.proc.poll() is None
+    assert d.stop() == 0

@@ -1,7 +1,8 @@
 """The serial link as a user sees it: handshake, pushed state, input, hang-up and reconnect."""
+import datetime
 import time
 
-from conftest import get_json, wait_until
+from conftest import get_json, http, wait_until
 
 
 def test_handshake_reports_firmware_version(connected):
@@ -89,10 +90,44 @@ def test_hangup_and_replug_reconnects(connected):
 def test_silent_device_is_dropped_after_6_seconds(daemon_factory, device):
     daemon = daemon_factory("--serial", device.path)
     wait_until(lambda: get_json(daemon, "/api/status")["connected"], what="connected")
-    device.answer = False  # the device stops answering PINGs
-    device.expect("PING", timeout=4)
-    wait_until(lambda: not get_json(daemon, "/api/status")["connected"], timeout=9, what="silence detected")
+    device.expect("MASTER,50")
+    time.sleep(0.1)  # let the last ACKs of the initial push go out
+    device.answer = False  # the device stops answering, PINGs included
+    silent_since = device.last_sent
+    wait_until(lambda: not get_json(daemon, "/api/status")["connected"], timeout=10, what="silence detected")
+    silence = time.monotonic() - silent_since
+    assert 5.8 <= silence <= 8.5, f"dropped after {silence:.2f} s of silence"
     daemon.wait_log("no line from the device for 6 s")
+    pings = [t for t, line in device.timeline if line == "PING"]
+    assert len(pings) >= 2
+    gaps = [b - a for a, b in zip(pings, pings[1:])]
+    assert all(1.8 <= g <= 2.4 for g in gaps), f"PING gaps {gaps}"
+
+
+def test_reconnect_back_off_doubles_from_half_a_second(daemon_factory, tmp_path):
+    missing = str(tmp_path / "no-such-tty")
+    daemon = daemon_factory("--serial", missing, "--log-level", "debug")
+    stamps = []
+
+    def attempts():
+        stamps[:] = [line[:23] for line in daemon.log if f"opening {missing}" in line]
+        return len(stamps) >= 4
+
+    wait_until(attempts, timeout=6, what="four open attempts")
+    times = [datetime.datetime.strptime(s, "%Y-%m-%d %H:%M:%S.%f").timestamp() for s in stamps]
+    gaps = [round(b - a, 2) for a, b in zip(times, times[1:])][:3]
+    for gap, expected in zip(gaps, (0.5, 1.0, 2.0)):
+        assert abs(gap - expected) <= 0.15, f"back-off gaps {gaps}"
+    assert get_json(daemon, "/api/status")["connected"] is False
+
+
+def test_invalid_utf8_from_device_or_client_is_harmless(connected):
+    daemon, device = connected
+    status, body, _ = http("GET", daemon.url("/api/%FF%FE"))
+    assert status == 404 and body["error"].startswith("Not found")
+    device.send(b"PAGE,MIX\xe9R")
+    wait_until(lambda: get_json(daemon, "/api/status")["page"] == "MIX\ufffdR", what="page with replacement")
+    assert get_json(daemon, "/api/sliders")["sliders"][0]["index"] == 1
 
 
 def test_serial_none_stays_disconnected(daemon_factory):

@@ -145,6 +145,7 @@ int parse_command_line(int argc, char** argv, options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // a reader of our stdout that goes away must not kill us
   options opt;
   if (int code = parse_command_line(argc, argv, opt); code != 0) return code < 0 ? 0 : code;
   if (!opt.quiet) {

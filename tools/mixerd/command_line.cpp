@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "actors/log.hpp"
+#include "protocol/settings_schema.hpp"
 
 namespace mixerd::cli {
 
@@ -113,7 +114,13 @@ parse_result parse(const std::vector<std::string>& args, const env_lookup& env) 
     } else if (arg == "--simulate" && !inline_value) {
       o.simulate = true;
     } else if (arg == "--bind") {
-      if (auto v = value()) o.bind = *v;
+      if (auto v = value()) {
+        if (settings_schema::is_ip_address(*v))
+          o.bind = *v;
+        else
+          result.error =
+              "--bind must be an IP address such as 0.0.0.0 or 127.0.0.1, not '" + *v + "'";
+      }
     } else if (arg == "--controller-port") {
       port(o.controller_port);
     } else if (arg == "--toast-port") {

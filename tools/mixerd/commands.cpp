@@ -112,8 +112,7 @@ int set_password(const cli::options& opts) {
     s["auth_password_hash"] = hash;
     return true;
   });
-  if (rc == 0)
-    std::cout << "Password set for '" << user << "'; the controller now asks for a login.\n";
+  if (rc == 0) std::cout << "Password stored for '" << user << "' (auth_enabled is now true).\n";
   return rc;
 }
 

@@ -7,6 +7,7 @@
 #include <caf/all.hpp>
 #include <iostream>
 #include <memory>
+#include <variant>
 #include <vector>
 
 #include "actors/log.hpp"
@@ -46,24 +47,24 @@ std::string url_host(const std::string& bind) {
 }
 
 // Loads settings.json under the writers' lock and adds the generated secrets on first start.
-// Returns nullopt (after printing why) when the file is broken.
-std::optional<nlohmann::json> load_settings(const settings_file::paths& paths) {
+// Returns the exit code on failure (2: the file is broken, 1: it cannot be locked or written).
+std::variant<nlohmann::json, int> load_settings(const settings_file::paths& paths) {
   settings_file::write_lock lock(paths.lock());
   if (!lock.held()) {
     std::cerr << "mixerd: cannot lock " << paths.lock() << ": " << lock.error().message() << "\n";
-    return std::nullopt;
+    return 1;
   }
   auto loaded = settings_file::load(paths.settings);
   if (!loaded.ok()) {
     std::cerr << "mixerd: " << loaded.error << "\n"
               << "mixerd: the settings file was left untouched; fix it and start again\n";
-    return std::nullopt;
+    return 2;
   }
   if (settings_file::ensure_secrets(loaded.settings)) {
     if (auto ec = settings_file::write_atomically(paths.settings,
                                                   settings_file::serialize(loaded.settings))) {
       std::cerr << "mixerd: cannot write " << paths.settings << ": " << ec.message() << "\n";
-      return std::nullopt;
+      return 1;
     }
     log::info(component, "generated the notification API key and plant store token in ",
               paths.settings);
@@ -71,9 +72,26 @@ std::optional<nlohmann::json> load_settings(const settings_file::paths& paths) {
   return std::move(loaded.settings);
 }
 
+struct planned_listener {
+  const char* name;
+  int port;
+  http::handler handler;
+  http::error_writer errors;
+};
+
 }  // namespace
 
 int run_daemon(const cli::options& opts) {
+  // The actor system outlives the io_context: handlers still queued there hold actor handles.
+  caf::actor_system_config cfg;
+  configure_actor_system(cfg);
+  caf::actor_system sys{cfg};
+  boost::asio::io_context io;
+  // Signals are caught from before the pid file exists (set-password sends SIGHUP to that pid)
+  // and delivered once the io_context runs.
+  boost::asio::signal_set stop_signals(io, SIGINT, SIGTERM);
+  boost::asio::signal_set reload_signal(io, SIGHUP);
+
   settings_file::paths paths{opts.data_dir, opts.config.value_or(opts.data_dir + "/settings.json")};
   if (auto ec = settings_file::ensure_data_dir(paths.data_dir)) {
     std::cerr << "mixerd: cannot create data folder " << paths.data_dir << ": " << ec.message()
@@ -87,16 +105,16 @@ int run_daemon(const cli::options& opts) {
               << " is running on " << paths.data_dir << "\n";
     return 1;
   }
-  auto settings = load_settings(paths);
-  if (!settings) return 2;
+  auto loaded = load_settings(paths);
+  if (auto* code = std::get_if<int>(&loaded)) return *code;
+  const auto& settings = std::get<nlohmann::json>(loaded);
 
-  auto level = pick_string(opts.log_level, *settings, "log_level", "info");
+  auto level = pick_string(opts.log_level, settings, "log_level", "info");
   log::set_level(*log::level_from_string(level));
   log::info(component, "mixerd ", app_version, " starting; data folder ", paths.data_dir);
 
-  boost::asio::io_context io;
   std::unique_ptr<sim::simulated_device> simulated;
-  std::string serial = pick_string(opts.serial, *settings, "serial_port", "auto");
+  std::string serial = pick_string(opts.serial, settings, "serial_port", "auto");
   if (opts.simulate) {
     sim::device_options sim_opts;
     sim_opts.trace = [](std::string_view dir, std::string_view line) {
@@ -112,35 +130,26 @@ int run_daemon(const cli::options& opts) {
     log::info(component, "simulated device on ", serial);
   }
 
-  caf::actor_system_config cfg;
-  configure_actor_system(cfg);
-  caf::actor_system sys{cfg};
-  auto actors = spawn_actors(sys, {&io, serial, paths, *settings});
+  auto actors = spawn_actors(sys, {&io, serial, paths, settings});
   auto controller = sys.spawn(controller_gateway, controller_targets{actors.device, actors.mixer});
 
-  const std::string bind = pick_string(opts.bind, *settings, "bind_address", "0.0.0.0");
+  const std::string bind = pick_string(opts.bind, settings, "bind_address", "0.0.0.0");
   auto toast_port = std::make_shared<std::uint16_t>(0);
-  struct planned {
-    const char* name;
-    int port;
-    http::handler handler;
-    http::error_writer errors;
-  };
-  std::vector<planned> plan{
+  const planned_listener plan[] = {
       {"controller",
-       pick_port(opts.controller_port, *settings, "controller_port",
+       pick_port(opts.controller_port, settings, "controller_port",
                  settings_schema::default_controller_port),
        forward_to(controller), http::controller_error},
       {"notification API",
-       pick_port(opts.toast_port, *settings, "toast_port", settings_schema::default_toast_port),
+       pick_port(opts.toast_port, settings, "toast_port", settings_schema::default_toast_port),
        notification_routes([toast_port] { return *toast_port; }), http::notification_error},
       {"plant store",
-       pick_port(opts.plants_port, *settings, "plants_port", settings_schema::default_plants_port),
+       pick_port(opts.plants_port, settings, "plants_port", settings_schema::default_plants_port),
        plant_store_routes(), http::plant_store_error},
   };
   std::vector<std::unique_ptr<http::listener>> listeners;
   int exit_code = 0;
-  for (auto& p : plan) {
+  for (const auto& p : plan) {
     std::error_code ec;
     http::listener_options lo{p.name, bind, static_cast<std::uint16_t>(p.port),
                               limits::http_body_max, p.errors};
@@ -157,8 +166,6 @@ int run_daemon(const cli::options& opts) {
   }
   if (listeners.size() > 1) *toast_port = listeners[1]->port();
 
-  boost::asio::signal_set stop_signals(io, SIGINT, SIGTERM);
-  boost::asio::signal_set reload_signal(io, SIGHUP);
   std::function<void()> wait_reload = [&] {
     reload_signal.async_wait([&](const boost::system::error_code& ec, int) {
       if (ec) return;
@@ -172,10 +179,6 @@ int run_daemon(const cli::options& opts) {
     stop_signals.async_wait([&](const boost::system::error_code& ec, int signo) {
       if (ec) return;
       log::info(component, "signal ", signo, ": stopping");
-      for (auto& l : listeners)
-        l->stop();
-      reload_signal.cancel();
-      simulated.reset();
       io.stop();
     });
     log::info(component, "ready");
@@ -183,9 +186,13 @@ int run_daemon(const cli::options& opts) {
   }
   for (auto& l : listeners)
     l->stop();
-  shutdown_actors(sys, actors);
-  caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
+  reload_signal.cancel();
+  stop_signals.cancel();
   simulated.reset();
+  shutdown_actors(sys, actors, controller);
+  // Let closed sockets and ports finish their cancelled operations before anything is freed.
+  io.restart();
+  io.poll();
   log::info(component, "stopped");
   return exit_code;
 }

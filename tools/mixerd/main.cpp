@@ -1,4 +1,5 @@
 // mixerd: the mixing-control daemon. See `mixerd --help` and protocol/README.md.
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 
@@ -9,6 +10,8 @@
 
 int main(int argc, char** argv) {
   using namespace mixerd;
+  // A closed stderr pipe (mixerd | tee, then tee stops) must not kill the daemon.
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   auto parsed = cli::parse(args, [](const char* name) -> std::optional<std::string> {
     if (const char* v = std::getenv(name)) return std::string(v);
