@@ -127,6 +127,11 @@ TEST_CASE("hub drops a subscriber that was killed") {
   CHECK(receive_within(b, [](const caf::down_msg&) {}));
   publish(b, hub, serial_raw{"ADC: OK"});
   CHECK(as<serial_raw>(next_event(b)).line == "ADC: OK");
+  // The down message reached the hub before the publish that b just received.
+  auto* state_owner =
+      dynamic_cast<caf::stateful_actor<hub_state>*>(caf::actor_cast<caf::abstract_actor*>(hub));
+  REQUIRE(state_owner != nullptr);
+  CHECK(state_owner->state.subscribers.size() == 1);
 }
 
 TEST_CASE("hub refuses subscribers beyond its limit") {

@@ -248,4 +248,9 @@ TEST_CASE_FIXTURE(settings_fixture, "settings actor drops a watcher that exits")
   }
   CHECK(reload(settings));
   CHECK(next_reload(stays) == json{{"controller_port", 5000}});
+  // The watcher's down message was queued before the reload request, so it is handled.
+  auto* owner = dynamic_cast<caf::stateful_actor<settings_state>*>(
+      caf::actor_cast<caf::abstract_actor*>(settings));
+  REQUIRE(owner != nullptr);
+  CHECK(owner->state.watchers.size() == 1);
 }
