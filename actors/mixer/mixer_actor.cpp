@@ -104,7 +104,8 @@ void on_device_input(self_ptr self, const protocol::device_event& input) {
   }
 }
 
-// A hand-edited settings file (SIGHUP) may rename or reassign sliders or change mutes.
+// A hand-edited settings file (SIGHUP) may rename or reassign sliders, change mutes or the
+// master volume.
 void on_settings_reloaded(self_ptr self, const nlohmann::json& settings) {
   auto fresh = mixer_from_settings(settings);
   auto& mix = self->state.mix;
@@ -122,6 +123,7 @@ void on_settings_reloaded(self_ptr self, const nlohmann::json& settings) {
       set_mute(self, i, fresh.mutes.individual[i]);
   if (fresh.mutes.master != mix.mutes.master)
     set_mute(self, protocol::master_index, fresh.mutes.master);
+  if (fresh.master_volume != mix.master_volume) set_master_volume(self, fresh.master_volume);
 }
 
 }  // namespace

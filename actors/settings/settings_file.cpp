@@ -106,6 +106,31 @@ std::error_code write_atomically(const std::string& path, const std::string& con
   return {};
 }
 
+update_result update(const paths& where, const std::function<bool(nlohmann::json&)>& change) {
+  update_result result;
+  write_lock lock(where.lock());
+  if (!lock.held()) {
+    result.exit_code = 1;
+    result.error = "cannot lock " + where.lock() + ": " + lock.error().message();
+    return result;
+  }
+  auto loaded = load(where.settings);
+  if (!loaded.ok()) {
+    result.exit_code = 2;
+    result.error = loaded.error + "\n(the file was left untouched; fix it and try again)";
+    return result;
+  }
+  result.settings = std::move(loaded.settings);
+  result.changed = change(result.settings);
+  if (result.changed) {
+    if (auto ec = write_atomically(where.settings, serialize(result.settings))) {
+      result.exit_code = 1;
+      result.error = "cannot write " + where.settings + ": " + ec.message();
+    }
+  }
+  return result;
+}
+
 write_lock::write_lock(const std::string& lock_path) {
   fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd_ < 0) {

@@ -3,6 +3,7 @@
 // so that every writer follows the same rules (contract.md "Data directory").
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -25,6 +26,18 @@ struct load_result {
 
 // Reads and validates. A missing file is an empty object (first start).
 load_result load(const std::string& path);
+
+// One locked read-modify-write of the settings file, as every writer must do it. `change`
+// edits the loaded settings and says whether it changed anything; only then is the file
+// written. exit_code follows contract.md: 0 done, 1 lock or write failed, 2 the file is broken
+// (and was left untouched). `error` says what went wrong, naming the file.
+struct update_result {
+  nlohmann::json settings;
+  bool changed = false;
+  int exit_code = 0;
+  std::string error;
+};
+update_result update(const paths& where, const std::function<bool(nlohmann::json&)>& change);
 
 // Temp file in the same folder, fsync, rename over, fsync the folder; mode 0600.
 std::error_code write_atomically(const std::string& path, const std::string& contents);

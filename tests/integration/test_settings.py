@@ -100,9 +100,12 @@ def test_sighup_reloads_and_broken_file_is_ignored(daemon_factory, device, data_
     device.expect("MASTER,50")
     s = read_settings(data_dir)
     s["sliders"] = [{"label": "Game", "assignment": {"type": "app", "names": ["game"]}}]
+    s["master_volume"] = 70
     write_settings(data_dir, s)
     daemon.proc.send_signal(signal.SIGHUP)
     device.expect("VOL,0,Game,50")
+    device.expect("MASTER,70")
+    assert get_json(daemon, "/api/volume/master") == {"volume": 70}
     assert get_json(daemon, "/api/sliders")["sliders"][0]["label"] == "Game"
 
     path = write_settings(data_dir, "{ broken")

@@ -33,6 +33,7 @@
 
 #include "protocol/device_codec.hpp"
 #include "protocol/limits.hpp"
+#include "tools/mixer-sim/input_command.hpp"
 
 namespace mixerd::sim {
 namespace {
@@ -46,25 +47,6 @@ constexpr auto demo_tick = std::chrono::milliseconds(100);
 constexpr int demo_period_ticks = 200;  // one 0 -> 100 -> 0 sweep, i.e. 20 s
 // A host that holds the port open but never reads must not make the queue grow without end.
 constexpr std::size_t max_queued_lines = 1000;
-constexpr int encoder_max_delta = 1000;
-
-constexpr std::string_view help_text =
-    R"(Commands (buttons and sliders count from 1 like the web API; the wire counts from 0):
-  slider <1-4> <0-100>   move a slider               -> SLIDER,<i-1>,<v>
-  press <1-9>            press a macro button        -> MACRO,<i-1>,PRESS
-  release <1-9>          release a macro button      -> MACRO,<i-1>,RELEASE
-  mute <1-4>             press a mute button         -> MUTE,<i-1>,PRESS
-  mute master            press the master mute       -> MUTE,MASTER,PRESS
-  encoder <n>            turn the encoder n detents  -> ENCODER,<n> (n != 0, < 0 = counter-clockwise)
-  encoder press|release  the encoder switch          -> ENCODER,PRESS / ENCODER,RELEASE
-  page <NAME>            the display shows a page    -> PAGE,<NAME>
-  mpage <0-3>            switch the macro page       -> MPAGE,<n> (0-based, as macro pages in the API)
-  raw <line>             send a line verbatim
-  unplug                 pull the cable: the pty closes and the host sees a hang-up
-  replug                 plug in again on a new pty (a --link path is re-pointed to it)
-  demo on|off            move the sliders slowly on their own
-  help                   this text
-)";
 
 template <class... F>
 struct overloaded : F... {
@@ -73,44 +55,13 @@ struct overloaded : F... {
 template <class... F>
 overloaded(F...) -> overloaded<F...>;
 
-std::string_view trim(std::string_view s) {
-  constexpr std::string_view space = " \t\r\n";
-  auto first = s.find_first_not_of(space);
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(space) - first + 1);
-}
-
-std::vector<std::string_view> split_words(std::string_view s) {
-  std::vector<std::string_view> words;
-  while (!(s = trim(s)).empty()) {
-    auto end = s.find_first_of(" \t");
-    words.push_back(s.substr(0, end));
-    s = end == std::string_view::npos ? std::string_view{} : s.substr(end);
-  }
-  return words;
-}
-
-std::optional<int> parse_int(std::string_view s, int min, int max) {
-  // from_chars takes no '+', but people type "encoder +2".
-  if (!s.empty() && s.front() == '+') {
-    s.remove_prefix(1);
-    if (s.empty() || s.front() < '0' || s.front() > '9') return std::nullopt;
-  }
-  int value = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || end != s.data() + s.size() || value < min || value > max) {
-    return std::nullopt;
-  }
-  return value;
-}
-
 // The firmware reads the number with atoi and clamps it, where the codec refuses values out of
 // range; so an out-of-range brightness still gets its clamped ACK here.
 std::optional<int> out_of_range_brightness(std::string_view line) {
   constexpr std::string_view key = "BRIGHTNESS,";
   if (line.substr(0, key.size()) != key) return std::nullopt;
-  auto value = parse_int(line.substr(key.size()), std::numeric_limits<int>::min(),
-                         std::numeric_limits<int>::max());
+  auto value = parse_bounded_int(line.substr(key.size()), std::numeric_limits<int>::min(),
+                                 std::numeric_limits<int>::max());
   if (!value) return std::nullopt;
   return std::clamp(*value, 0, 100);
 }
@@ -151,112 +102,50 @@ class device_impl : public std::enable_shared_from_this<device_impl> {
   std::string command(std::string_view text) {
     lock lk(mu_);
     if (stopped_) return "device is stopped";
-    auto words = split_words(text);
-    if (words.empty()) return {};
-    std::string_view verb = words[0];
-    // Everything after the verb, for the commands that take free text.
-    std::string_view rest = trim(trim(text).substr(verb.size()));
-    std::size_t args = words.size() - 1;
-
-    // The help text has no other way back through this interface; callers print it.
-    if (verb == "help") return std::string(help_text);
-    if (verb == "demo") {
-      if (args != 1 || (words[1] != "on" && words[1] != "off")) return "usage: demo on|off";
-      opt_.demo = words[1] == "on";
-      if (opt_.demo) start_demo();
-      return {};
+    using k = input_command::kind;
+    auto cmd = parse_input_command(text);
+    switch (cmd.what) {
+      case k::nothing:
+        return {};
+      case k::error:
+        return cmd.text;
+      case k::help:
+        // The help text has no other way back through this interface; callers print it.
+        return std::string(input_help());
+      case k::demo_on:
+      case k::demo_off:
+        opt_.demo = cmd.what == k::demo_on;
+        if (opt_.demo) start_demo();
+        return {};
+      case k::unplug:
+        if (!plugged_) return "device is already unplugged";
+        unplug();
+        return {};
+      case k::replug:
+        if (plugged_) unplug();  // a quick re-seat of the cable
+        try {
+          plug();
+        } catch (const std::system_error& e) {
+          return std::string("replug failed: ") + e.what();
+        }
+        return {};
+      case k::device_line:
+      case k::raw_line:
+        break;
     }
-    if (verb == "unplug") {
-      if (!plugged_) return "device is already unplugged";
-      unplug();
-      return {};
-    }
-    if (verb == "replug") {
-      if (plugged_) unplug();  // a quick re-seat of the cable
-      try {
-        plug();
-      } catch (const std::system_error& e) {
-        return std::string("replug failed: ") + e.what();
-      }
-      return {};
-    }
-
-    static constexpr std::array<std::string_view, 8> input_verbs = {
-        "slider", "press", "release", "mute", "encoder", "page", "mpage", "raw"};
-    bool is_input = false;
-    for (auto v : input_verbs)
-      is_input = is_input || v == verb;
-    if (!is_input) return "unknown command '" + std::string(verb) + "' (try 'help')";
     if (!plugged_) return "device is unplugged";
-
-    auto [line, error] = input_line(words, rest);
-    if (!error.empty()) return error;
+    std::string line = cmd.what == k::raw_line ? cmd.text : encode(cmd.event);
+    // Keep the device's own state in step with what it reports.
+    if (auto* s = std::get_if<proto::dev_slider>(&cmd.event); s && cmd.what == k::device_line)
+      sliders_[s->index] = s->value;
+    if (auto* p = std::get_if<proto::dev_macro_page>(&cmd.event); p && cmd.what == k::device_line)
+      macro_page_ = p->page;
     if (!send(line)) return "no host has the port open; " + line + " was dropped";
     return {};
   }
 
  private:
   using lock = std::lock_guard<std::recursive_mutex>;
-
-  struct input_result {
-    std::string line;
-    std::string error;
-  };
-  static input_result fail(std::string error) { return {{}, std::move(error)}; }
-  static input_result ok(std::string line) { return {std::move(line), {}}; }
-
-  // Builds the device line for an input command and applies it to the device state.
-  input_result input_line(const std::vector<std::string_view>& words, std::string_view rest) {
-    std::string_view verb = words[0];
-    std::size_t args = words.size() - 1;
-    if (verb == "slider") {
-      if (args != 2) return fail("usage: slider <1-4> <0-100>");
-      auto index = parse_int(words[1], 1, limits::slider_count);
-      if (!index) return fail("slider index must be 1-4");
-      auto value = parse_int(words[2], limits::volume_min, limits::volume_max);
-      if (!value) return fail("slider value must be 0-100");
-      sliders_[*index - 1] = *value;
-      return ok(encode(proto::dev_slider{*index - 1, *value}));
-    }
-    if (verb == "press" || verb == "release") {
-      if (args != 1) return fail("usage: " + std::string(verb) + " <1-9>");
-      auto index = parse_int(words[1], 1, limits::macro_count);
-      if (!index) return fail("macro button must be 1-9");
-      return ok(encode(proto::dev_macro{*index - 1, verb == "press"}));
-    }
-    if (verb == "mute") {
-      if (args != 1) return fail("usage: mute <1-4>|master");
-      if (words[1] == "master") return ok(encode(proto::dev_mute_press{proto::master_index}));
-      auto index = parse_int(words[1], 1, limits::mute_count);
-      if (!index) return fail("mute index must be 1-4 or 'master'");
-      return ok(encode(proto::dev_mute_press{*index - 1}));
-    }
-    if (verb == "encoder") {
-      if (args != 1) return fail("usage: encoder <n>|press|release");
-      if (words[1] == "press" || words[1] == "release") {
-        return ok(encode(proto::dev_encoder_button{words[1] == "press"}));
-      }
-      auto delta = parse_int(words[1], -encoder_max_delta, encoder_max_delta);
-      if (!delta || *delta == 0) {
-        return fail("encoder delta must be a non-zero integer from -1000 to 1000");
-      }
-      return ok(encode(proto::dev_encoder_turn{*delta}));
-    }
-    if (verb == "page") {
-      if (rest.empty()) return fail("usage: page <NAME>");
-      return ok(encode(proto::dev_page{std::string(rest)}));
-    }
-    if (verb == "mpage") {
-      if (args != 1) return fail("usage: mpage <0-3>");
-      auto page = parse_int(words[1], 0, limits::macro_page_count - 1);
-      if (!page) return fail("macro page must be 0-3");
-      macro_page_ = *page;
-      return ok(encode(proto::dev_macro_page{*page}));
-    }
-    // raw
-    if (rest.empty()) return fail("usage: raw <line>");
-    return ok(std::string(rest));
-  }
 
   // Opens a fresh pty and serves it. Throws std::system_error.
   void plug() {
@@ -550,7 +439,7 @@ std::unique_ptr<simulated_device> start_simulated_device(boost::asio::io_context
 }
 
 std::string_view command_help() {
-  return help_text;
+  return input_help();
 }
 
 }  // namespace mixerd::sim

@@ -47,36 +47,20 @@ void notify_daemon(const settings_file::paths& paths) {
   }
 }
 
-// Locked read-modify-write of settings.json. Returns the exit code.
-template <class Change>
-int modify_settings(const settings_file::paths& paths, Change change) {
+// Locked read-modify-write of settings.json; a running daemon is told to re-read it.
+// Returns the exit code.
+int modify_settings(const settings_file::paths& paths,
+                    const std::function<bool(nlohmann::json&)>& change) {
   if (auto ec = settings_file::ensure_data_dir(paths.data_dir)) {
     std::cerr << "mixerd: cannot create " << paths.data_dir << ": " << ec.message() << "\n";
     return 1;
   }
-  bool changed = false;
-  {
-    settings_file::write_lock lock(paths.lock());
-    if (!lock.held()) {
-      std::cerr << "mixerd: cannot lock " << paths.lock() << ": " << lock.error().message() << "\n";
-      return 1;
-    }
-    auto loaded = settings_file::load(paths.settings);
-    if (!loaded.ok()) {
-      std::cerr << "mixerd: " << loaded.error << "\n"
-                << "mixerd: the file was left as it is; fix it and try again\n";
-      return 2;
-    }
-    changed = change(loaded.settings);
-    if (changed) {
-      auto text = settings_file::serialize(loaded.settings);
-      if (auto ec = settings_file::write_atomically(paths.settings, text)) {
-        std::cerr << "mixerd: cannot write " << paths.settings << ": " << ec.message() << "\n";
-        return 1;
-      }
-    }
+  auto result = settings_file::update(paths, change);
+  if (result.exit_code != 0) {
+    std::cerr << "mixerd: " << result.error << "\n";
+    return result.exit_code;
   }
-  if (changed) notify_daemon(paths);
+  if (result.changed) notify_daemon(paths);
   return 0;
 }
 

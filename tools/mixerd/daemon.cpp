@@ -47,29 +47,17 @@ std::string url_host(const std::string& bind) {
 }
 
 // Loads settings.json under the writers' lock and adds the generated secrets on first start.
-// Returns the exit code on failure (2: the file is broken, 1: it cannot be locked or written).
+// Returns the exit code on failure.
 std::variant<nlohmann::json, int> load_settings(const settings_file::paths& paths) {
-  settings_file::write_lock lock(paths.lock());
-  if (!lock.held()) {
-    std::cerr << "mixerd: cannot lock " << paths.lock() << ": " << lock.error().message() << "\n";
-    return 1;
+  auto result = settings_file::update(paths, settings_file::ensure_secrets);
+  if (result.exit_code != 0) {
+    std::cerr << "mixerd: " << result.error << "\n";
+    return result.exit_code;
   }
-  auto loaded = settings_file::load(paths.settings);
-  if (!loaded.ok()) {
-    std::cerr << "mixerd: " << loaded.error << "\n"
-              << "mixerd: the settings file was left untouched; fix it and start again\n";
-    return 2;
-  }
-  if (settings_file::ensure_secrets(loaded.settings)) {
-    if (auto ec = settings_file::write_atomically(paths.settings,
-                                                  settings_file::serialize(loaded.settings))) {
-      std::cerr << "mixerd: cannot write " << paths.settings << ": " << ec.message() << "\n";
-      return 1;
-    }
+  if (result.changed)
     log::info(component, "generated the notification API key and plant store token in ",
               paths.settings);
-  }
-  return std::move(loaded.settings);
+  return std::move(result.settings);
 }
 
 struct planned_listener {
