@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "actors/audio/audio_backend.hpp"
+#include "actors/auth/auth_actor.hpp"
 #include "actors/device/device_actor.hpp"
 #include "actors/hub/hub_actor.hpp"
 #include "actors/mixer/mixer_actor.hpp"
@@ -26,6 +27,7 @@ actor_handles spawn_actors(caf::actor_system& sys, const actor_options& options)
   std::shared_ptr<audio_backend> audio = make_detached_backend();
   h.mixer =
       sys.spawn(mixer_actor, mixer_wiring{h.device, h.hub, h.settings, audio}, options.settings);
+  h.auth = sys.spawn(auth_actor, h.settings, options.settings);
   return h;
 }
 
@@ -33,9 +35,9 @@ void shutdown_actors(caf::actor_system& sys, const actor_handles& actors, const 
   caf::scoped_actor self{sys};
   // Producers first: once they are gone, every change they made is already queued at the
   // settings actor, ahead of the flush below.
-  for (const auto& a : {extra, actors.device, actors.mixer})
+  for (const auto& a : {extra, actors.device, actors.mixer, actors.auth})
     self->send_exit(a, caf::exit_reason::user_shutdown);
-  self->wait_for(extra, actors.device, actors.mixer);
+  self->wait_for(extra, actors.device, actors.mixer, actors.auth);
   self->request(actors.settings, caf::infinite, caf::flush_atom_v)
       .receive([](bool) {}, [](caf::error&) {});
   for (const auto& a : {actors.settings, actors.hub})

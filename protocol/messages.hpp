@@ -11,6 +11,7 @@
 
 #include "protocol/device_codec.hpp"
 #include "protocol/events.hpp"
+#include "protocol/requests.hpp"
 #include "protocol/types.hpp"
 
 namespace mixerd {
@@ -34,6 +35,17 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::protocol::host_command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mixer_snapshot)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::settings_reloaded)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::set_slider_value)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::set_slider_assignment)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toggle_mute)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::set_master_volume)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::assignment)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::audio_sessions)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::auth_check)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::auth_state)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::login_attempt)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::login_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::logout_request)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
 
@@ -43,6 +55,17 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::event))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::protocol::host_command))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::mixer_snapshot))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::settings_reloaded))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::set_slider_value))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::set_slider_assignment))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::toggle_mute))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::set_master_volume))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::assignment))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::audio_sessions))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::auth_check))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::auth_state))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::login_attempt))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::login_outcome))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::logout_request))
 
 CAF_ADD_ATOM(mixerd, mixerd, reload_atom, "reload")
 CAF_ADD_ATOM(mixerd, mixerd, status_atom, "status")
@@ -52,5 +75,6 @@ CAF_ADD_ATOM(mixerd, mixerd, opened_atom, "opened")
 CAF_ADD_ATOM(mixerd, mixerd, watch_atom, "watch")
 CAF_ADD_ATOM(mixerd, mixerd, retry_atom, "retry")
 CAF_ADD_ATOM(mixerd, mixerd, keepalive_atom, "keepalive")
+CAF_ADD_ATOM(mixerd, mixerd, sessions_atom, "sessions")
 
 CAF_END_TYPE_ID_BLOCK(mixerd)

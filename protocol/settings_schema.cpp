@@ -117,7 +117,7 @@ std::optional<problem> validate(const nlohmann::json& s) {
       check_type(s, "auth_enabled", vt::boolean, "true or false"),
       check_type(s, "auth_username", vt::string, "a string"),
       check_type(s, "auth_password_hash", vt::string, "a string"),
-      check_int(s, "session_timeout", 60, 31'536'000),
+      check_int(s, "session_timeout", 1, 31'536'000),
       check_int(s, "controller_port", 0, 65535),
       check_int(s, "toast_port", 0, 65535),
       check_int(s, "plants_port", 0, 65535),

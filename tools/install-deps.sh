@@ -7,13 +7,17 @@ set -euo pipefail
 build_packages=(build-essential cmake pkg-config ccache
   libcaf-dev libboost-dev libssl-dev libcpp-httplib-dev nlohmann-json3-dev libserialport-dev
   doctest-dev)
-test_packages=(python3 python3-pytest)
+# The integration tests drive the Socket.IO server with Debian's python-socketio (requests for
+# polling, websocket-client for websocket) and with socket.io-client from npm (node).
+test_packages=(python3 python3-pytest python3-socketio python3-websocket python3-requests nodejs npm openssl)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-}" == "--with-tests" ]]; then wanted+=("${test_packages[@]}"); fi
 
 missing=()
 for pkg in "${wanted[@]}"; do
+  # A nodejs from another source (e.g. NodeSource) ships its own npm and conflicts with Debian's.
+  if [[ "$pkg" == npm ]] && command -v npm >/dev/null; then continue; fi
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$pkg")
   fi

@@ -5,6 +5,9 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/install-deps.sh" --with-tests || exit 1
+# socket.io-client for the integration tests, exactly as locked in package-lock.json.
+echo "== npm ci (tests/integration/node)"
+(cd "$root/tests/integration/node" && npm ci --no-audit --no-fund --loglevel=error) || exit 1
 results="$root/build/test-results"
 rm -rf "$results" && mkdir -p "$results"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

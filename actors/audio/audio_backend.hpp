@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "protocol/requests.hpp"
 #include "protocol/types.hpp"
 
 namespace mixerd {
@@ -22,6 +23,8 @@ class audio_backend {
   // System-wide output (master volume and master mute).
   virtual bool set_master_volume(int volume) = 0;
   virtual bool set_master_mute(bool muted) = 0;
+  // Applications playing audio now (empty without a server).
+  virtual audio_sessions sessions() const = 0;
   // One line for the log, e.g. "no audio server attached".
   virtual std::string describe() const = 0;
 };

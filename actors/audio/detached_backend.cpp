@@ -13,6 +13,7 @@ class detached_backend final : public audio_backend {
   bool set_mute(const assignment&, bool) override { return false; }
   bool set_master_volume(int) override { return false; }
   bool set_master_mute(bool) override { return false; }
+  audio_sessions sessions() const override { return {}; }
   std::string describe() const override { return "no audio server attached"; }
 };
 

@@ -30,6 +30,13 @@ protocol::cmd_vol vol_command(const mixer_snapshot& mix, int i) {
   return {i, mix.sliders[i].label, mix.sliders[i].value};
 }
 
+void persist_sliders(self_ptr self) {
+  auto list = nlohmann::json::array();
+  for (const auto& s : self->state.mix.sliders)
+    list.push_back({{"label", s.label}, {"assignment", json::to_json(s.assigned)}});
+  self->send(self->state.settings, caf::put_atom_v, std::string("sliders"), std::move(list));
+}
+
 void persist_mutes(self_ptr self) {
   self->send(self->state.settings, caf::put_atom_v, std::string("mutes"),
              json::mutes_to_json(self->state.mix.mutes));
@@ -78,7 +85,7 @@ void on_mute_press(self_ptr self, const protocol::dev_mute_press& in) {
   set_mute(self, in.index, !now);
 }
 
-void set_master_volume(self_ptr self, int volume) {
+void change_master_volume(self_ptr self, int volume) {
   auto& mix = self->state.mix;
   volume = clamp_volume(volume);
   if (volume == mix.master_volume) {
@@ -94,13 +101,44 @@ void set_master_volume(self_ptr self, int volume) {
              nlohmann::json(volume));
 }
 
+// A value set through the API: unlike a device report, the device must be told.
+int set_slider(self_ptr self, const set_slider_value& req) {
+  auto& slider = self->state.mix.sliders[req.index];
+  int value = clamp_volume(req.value);
+  if (slider.value != value) {
+    slider.value = value;
+    if (slider.assigned.type != assignment_type::unassigned)
+      self->state.audio->set_volume(slider.assigned, value);
+    to_device(self, vol_command(self->state.mix, req.index));
+    publish(self, slider_change{req.index + 1, value});
+  }
+  return value;
+}
+
+assignment assign_slider(self_ptr self, const set_slider_assignment& req) {
+  auto& slider = self->state.mix.sliders[req.index];
+  const std::string& label = req.label ? *req.label : slider.label;
+  if (slider.assigned == req.assigned && slider.label == label) return slider.assigned;
+  slider.assigned = req.assigned;
+  slider.label = label;
+  // Desired state: the newly assigned target takes the slider's position and mute at once.
+  if (slider.assigned.type != assignment_type::unassigned) {
+    self->state.audio->set_volume(slider.assigned, slider.value);
+    self->state.audio->set_mute(slider.assigned, slider.muted);
+  }
+  to_device(self, vol_command(self->state.mix, req.index));
+  publish(self, assignment_change{req.index + 1, slider.assigned, slider.label});
+  persist_sliders(self);
+  return slider.assigned;
+}
+
 void on_device_input(self_ptr self, const protocol::device_event& input) {
   if (auto s = std::get_if<protocol::dev_slider>(&input)) {
     on_slider(self, *s);
   } else if (auto m = std::get_if<protocol::dev_mute_press>(&input)) {
     on_mute_press(self, *m);
   } else if (auto e = std::get_if<protocol::dev_encoder_turn>(&input)) {
-    set_master_volume(self, self->state.mix.master_volume + e->delta * limits::encoder_step);
+    change_master_volume(self, self->state.mix.master_volume + e->delta * limits::encoder_step);
   }
 }
 
@@ -123,7 +161,7 @@ void on_settings_reloaded(self_ptr self, const nlohmann::json& settings) {
       set_mute(self, i, fresh.mutes.individual[i]);
   if (fresh.mutes.master != mix.mutes.master)
     set_mute(self, protocol::master_index, fresh.mutes.master);
-  if (fresh.master_volume != mix.master_volume) set_master_volume(self, fresh.master_volume);
+  if (fresh.master_volume != mix.master_volume) change_master_volume(self, fresh.master_volume);
 }
 
 }  // namespace
@@ -183,6 +221,18 @@ caf::behavior mixer_actor(caf::stateful_actor<mixer_state>* self, mixer_wiring w
         }
       },
       [self](const settings_reloaded& reloaded) { on_settings_reloaded(self, reloaded.settings); },
+      [self](const set_slider_value& req) { return set_slider(self, req); },
+      [self](const set_slider_assignment& req) { return assign_slider(self, req); },
+      [self](const toggle_mute& req) {
+        on_mute_press(self, protocol::dev_mute_press{req.index});
+        const auto& m = self->state.mix.mutes;
+        return req.index == protocol::master_index ? m.master : m.individual[req.index];
+      },
+      [self](const set_master_volume& req) {
+        change_master_volume(self, req.volume);
+        return self->state.mix.master_volume;
+      },
+      [self](caf::get_atom, sessions_atom) { return self->state.audio->sessions(); },
   };
 }
 

@@ -8,6 +8,11 @@
 //   (get_atom)            -> mixer_snapshot
 //   event                 from the hub: device_input, device_status_change
 //   settings_reloaded     from the settings actor after SIGHUP
+//   set_slider_value      -> int         API: the device is told (VOL), unlike a device report
+//   set_slider_assignment -> assignment  persisted; assignment_change published
+//   toggle_mute           -> bool        the resulting mute
+//   set_master_volume     -> int
+//   (get_atom, sessions_atom) -> audio_sessions
 #pragma once
 
 #include <caf/actor.hpp>

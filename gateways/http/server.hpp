@@ -1,11 +1,14 @@
-// The one HTTP server core (Boost.Beast) under all three listeners: accepts connections,
-// reads requests with keep-alive, enforces header/body limits, and hands each request to a
-// route table through `handler`. Beast headers stay inside server.cpp (compile cost).
+// The one HTTP server core (Boost.Beast) under all three listeners: accepts connections
+// (plain or TLS), reads requests with keep-alive, enforces header/body limits, hands each request
+// to a route table through `handler`, and accepts WebSocket upgrades through `upgrade_handler`.
+// Beast headers stay inside gateways/http/*.cpp and their private headers (compile cost).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -45,12 +48,47 @@ using handler = std::function<void(request&&, responder)>;
 // (used by the core for 400 malformed request, 413 body too large, 431 headers too large).
 using error_writer = std::function<response(int status, std::string_view message)>;
 
+// A WebSocket that a route table accepted. Methods may be called from any thread.
+class websocket {
+ public:
+  virtual ~websocket() = default;
+  // Queues one text frame. The same bytes may be shared by many sockets. When more than
+  // `max_queued_frames` are waiting (a slow or dead client), the socket is closed instead.
+  virtual void send(std::shared_ptr<const std::string> text) = 0;
+  virtual void close() = 0;  // sends a close frame (1000) and ends the socket
+};
+
+struct websocket_events {
+  std::function<void(std::string text)> on_message;  // called on the io thread, in order
+  std::function<void()> on_close;                    // called on the io thread, exactly once
+};
+
+// Called on the io thread for a request with `Upgrade: websocket`. Return events to accept
+// (the core completes the handshake, then delivers frames), or nullopt to refuse: the core
+// then answers `refusal` (a handler-built response, e.g. 400/401) instead of upgrading.
+// `refusal` starts as the listener's 400 error response. The core holds `socket` only weakly;
+// the events may capture it (they are released when the socket ends, so no cycle remains).
+using upgrade_handler = std::function<std::optional<websocket_events>(
+    const request& req, std::shared_ptr<websocket> socket, response& refusal)>;
+
 struct listener_options {
   std::string name;          // for logs: "controller", "notification", "plant store"
   std::string bind_address;  // "0.0.0.0", "127.0.0.1", "::"
   std::uint16_t port = 0;    // 0 = pick a free port
   std::size_t body_limit = 64 * 1024;
   error_writer errors;
+  // The members below carry `{}` so that aggregate initialisation naming only the ones above
+  // stays free of -Wmissing-field-initializers.
+
+  // Empty: upgrade requests are ordinary requests routed to `on_request`.
+  upgrade_handler upgrade{};
+  std::size_t max_queued_frames = 256;
+  std::size_t max_message_bytes = 1'000'000;  // a longer incoming message closes with 1009
+  // Extra headers on the 101 response, e.g. Access-Control-Allow-Origin.
+  std::vector<std::pair<std::string, std::string>> upgrade_headers{};
+  // PEM files; both empty = plain HTTP. start_listener fails if they do not load and match.
+  std::string tls_certificate_file{};
+  std::string tls_private_key_file{};
 };
 
 class listener {
@@ -60,9 +98,15 @@ class listener {
   virtual void stop() = 0;                 // closes the acceptor and all sessions
 };
 
-// Binds and starts accepting on `io`. Binding happens synchronously so that "port in use" is
-// reported to the caller (ec set, nullptr returned).
+// Binds and starts accepting on `io`. Binding and loading the TLS files happen synchronously so
+// that "port in use" or a broken certificate is reported to the caller: ec set, nullptr returned,
+// and a human-readable explanation in *error_text when given (it names the file for TLS).
 std::unique_ptr<listener> start_listener(boost::asio::io_context& io, listener_options options,
-                                         handler on_request, std::error_code& ec);
+                                         handler on_request, std::error_code& ec,
+                                         std::string* error_text = nullptr);
+
+// Empty when the PEM certificate chain and private key load and belong together; otherwise a
+// message naming the file and the problem. For start-up checks before any listener exists.
+std::string check_tls_pair(const std::string& certificate_file, const std::string& key_file);
 
 }  // namespace mixerd::http

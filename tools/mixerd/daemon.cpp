@@ -1,10 +1,12 @@
 #include "tools/mixerd/daemon.hpp"
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/all.hpp>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <variant>
@@ -16,6 +18,7 @@
 #include "gateways/controller/controller_gateway.hpp"
 #include "gateways/http/json_body.hpp"
 #include "gateways/plants/plants_gateway.hpp"
+#include "gateways/socketio/service.hpp"
 #include "gateways/toast/toast_gateway.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/settings_schema.hpp"
@@ -60,11 +63,44 @@ std::variant<nlohmann::json, int> load_settings(const settings_file::paths& path
   return std::move(result.settings);
 }
 
+// DATA_DIR/certs/*.crt and *.key present at start => HTTPS (contract.md "Data directory").
+struct tls_files {
+  std::string certificate;
+  std::string key;
+  bool enabled() const { return !certificate.empty(); }
+};
+
+// Finds the pair; an error text when the folder holds only half of one, or a broken one.
+std::variant<tls_files, std::string> find_tls_files(const std::string& data_dir) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(data_dir) / "certs";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return tls_files{};
+  std::vector<std::string> crts, keys;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    auto ext = entry.path().extension().string();
+    if (ext == ".crt") crts.push_back(entry.path().string());
+    if (ext == ".key") keys.push_back(entry.path().string());
+  }
+  std::sort(crts.begin(), crts.end());
+  std::sort(keys.begin(), keys.end());
+  if (crts.empty() && keys.empty()) return tls_files{};
+  if (crts.empty() || keys.empty())
+    return dir.string() + ": holds a " + (crts.empty() ? ".key" : ".crt") + " file but no " +
+           (crts.empty() ? ".crt" : ".key") + " file; HTTPS needs both";
+  if (auto problem = http::check_tls_pair(crts.front(), keys.front()); !problem.empty())
+    return problem;
+  return tls_files{crts.front(), keys.front()};
+}
+
 struct planned_listener {
   const char* name;
   int port;
+  bool tls;
   http::handler handler;
   http::error_writer errors;
+  // Set for the listener that carries Socket.IO (websocket upgrades under /socket.io/).
+  const socketio::service* socketio = nullptr;
 };
 
 }  // namespace
@@ -118,8 +154,21 @@ int run_daemon(const cli::options& opts) {
     log::info(component, "simulated device on ", serial);
   }
 
+  auto found_tls = find_tls_files(paths.data_dir);
+  if (auto* problem = std::get_if<std::string>(&found_tls)) {
+    std::cerr << "mixerd: " << *problem << "\n";
+    return 2;
+  }
+  const auto tls = std::get<tls_files>(found_tls);
+  if (tls.enabled())
+    log::info(component, "HTTPS on the controller and notification ports with ", tls.certificate);
+
   auto actors = spawn_actors(sys, {&io, serial, paths, settings});
-  auto controller = sys.spawn(controller_gateway, controller_targets{actors.device, actors.mixer});
+  auto controller = sys.spawn(controller_gateway, controller_targets{actors.device, actors.mixer,
+                                                                     actors.auth, tls.enabled()});
+  // Declared after `io`: destroyed before it, and its answers are posted there.
+  socketio::service socket_io(sys, io, {actors.hub, actors.device, actors.mixer, actors.auth},
+                              socketio::options_from_settings(settings, tls.enabled()));
 
   const std::string bind = pick_string(opts.bind, settings, "bind_address", "0.0.0.0");
   auto toast_port = std::make_shared<std::uint16_t>(0);
@@ -127,29 +176,41 @@ int run_daemon(const cli::options& opts) {
       {"controller",
        pick_port(opts.controller_port, settings, "controller_port",
                  settings_schema::default_controller_port),
-       forward_to(controller), http::controller_error},
+       tls.enabled(), socket_io.route(forward_to(controller)), http::controller_error, &socket_io},
       {"notification API",
        pick_port(opts.toast_port, settings, "toast_port", settings_schema::default_toast_port),
-       notification_routes([toast_port] { return *toast_port; }), http::notification_error},
+       tls.enabled(), notification_routes([toast_port] { return *toast_port; }),
+       http::notification_error},
       {"plant store",
        pick_port(opts.plants_port, settings, "plants_port", settings_schema::default_plants_port),
-       plant_store_routes(), http::plant_store_error},
+       false, plant_store_routes(), http::plant_store_error},
   };
   std::vector<std::unique_ptr<http::listener>> listeners;
   int exit_code = 0;
   for (const auto& p : plan) {
     std::error_code ec;
+    std::string why;
     http::listener_options lo{p.name, bind, static_cast<std::uint16_t>(p.port),
                               limits::http_body_max, p.errors};
-    auto l = http::start_listener(io, std::move(lo), p.handler, ec);
+    if (p.socketio) {
+      lo.upgrade = p.socketio->upgrade(p.errors);
+      lo.upgrade_headers = socketio::service::upgrade_headers();
+      // The same bound as a polling session's queue: one rule for slow clients on both.
+      lo.max_queued_frames = socketio::service_options{}.max_queued_packets;
+    }
+    if (p.tls) {
+      lo.tls_certificate_file = tls.certificate;
+      lo.tls_private_key_file = tls.key;
+    }
+    auto l = http::start_listener(io, std::move(lo), p.handler, ec, &why);
     if (!l) {
       log::error(component, "cannot listen on ", bind, ":", p.port, " for the ", p.name, ": ",
-                 ec.message());
+                 why.empty() ? ec.message() : why);
       exit_code = 1;
       break;
     }
-    log::info("http", p.name, " listening on ", bind, ":", l->port(), " (http://", url_host(bind),
-              ":", l->port(), "/)");
+    log::info("http", p.name, " listening on ", bind, ":", l->port(), " (",
+              p.tls ? "https" : "http", "://", url_host(bind), ":", l->port(), "/)");
     listeners.push_back(std::move(l));
   }
   if (listeners.size() > 1) *toast_port = listeners[1]->port();
@@ -177,6 +238,8 @@ int run_daemon(const cli::options& opts) {
   reload_signal.cancel();
   stop_signals.cancel();
   simulated.reset();
+  // Sessions end while the actors they ask are still there; then its own actors stop.
+  socket_io.stop();
   shutdown_actors(sys, actors, controller);
   // Let closed sockets and ports finish their cancelled operations before anything is freed.
   io.restart();

@@ -70,7 +70,7 @@ TEST_CASE("validate checks the auth keys") {
   check_key("auth_enabled", {true, false}, {"true", 1, nullptr});
   check_key("auth_username", {"admin", ""}, {5, false, json::array()});
   check_key("auth_password_hash", {"pbkdf2_sha256$1$00$00"}, {json::array(), 1});
-  check_key("session_timeout", {60, 86400, 31'536'000}, {59, 31'536'001, 3.5, "86400", -1});
+  check_key("session_timeout", {1, 60, 86400, 31'536'000}, {0, 31'536'001, 3.5, "86400", -1});
 }
 
 TEST_CASE("validate checks the ports") {

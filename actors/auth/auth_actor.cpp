@@ -1,0 +1,163 @@
+#include "actors/auth/auth_actor.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include <caf/all.hpp>
+
+#include "actors/auth/password_hash.hpp"
+#include "actors/log.hpp"
+#include "actors/settings/settings_file.hpp"
+#include "protocol/messages.hpp"
+#include "protocol/settings_schema.hpp"
+
+namespace mixerd {
+
+namespace {
+
+constexpr std::string_view component = "auth";
+using clock = std::chrono::steady_clock;
+using self_ptr = caf::stateful_actor<auth_actor_state>*;
+
+constexpr std::size_t max_sessions = 1024;
+constexpr std::size_t max_tracked_addresses = 4096;
+constexpr std::size_t max_failures = 5;
+constexpr auto failure_window = std::chrono::minutes(5);
+
+std::string sha256_hex(std::string_view text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr);
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < size; ++i) {
+    out.push_back(hex[digest[i] >> 4]);
+    out.push_back(hex[digest[i] & 0xF]);
+  }
+  return out;
+}
+
+// Equal-length digests, so the time taken says nothing about where two names differ.
+bool same_text(std::string_view a, std::string_view b) {
+  auto da = sha256_hex(a);
+  auto db = sha256_hex(b);
+  return CRYPTO_memcmp(da.data(), db.data(), da.size()) == 0;
+}
+
+std::chrono::seconds idle_limit(const auth_config& c) {
+  return std::chrono::seconds(c.session_timeout);
+}
+
+auth_state check(self_ptr self, const auth_check& req) {
+  auto& st = self->state;
+  if (!st.config.enabled) return {false, true, {}};
+  if (req.session_id.empty()) return {true, false, {}};
+  auto it = st.sessions.find(sha256_hex(req.session_id));
+  if (it == st.sessions.end()) return {true, false, {}};
+  auto now = clock::now();
+  if (now - it->second.last_seen > idle_limit(st.config)) {
+    st.sessions.erase(it);
+    return {true, false, {}};
+  }
+  it->second.last_seen = now;
+  return {true, true, it->second.username};
+}
+
+// Drops failures older than the window; returns the address's list.
+std::deque<clock::time_point>& recent_failures(self_ptr self, const std::string& address) {
+  auto& list = self->state.failures[address];
+  auto now = clock::now();
+  while (!list.empty() && now - list.front() >= failure_window)
+    list.pop_front();
+  return list;
+}
+
+void forget_stale(self_ptr self) {
+  auto now = clock::now();
+  auto& st = self->state;
+  for (auto it = st.sessions.begin(); it != st.sessions.end();)
+    it = now - it->second.last_seen > idle_limit(st.config) ? st.sessions.erase(it) : std::next(it);
+  for (auto it = st.failures.begin(); it != st.failures.end();)
+    it = it->second.empty() || now - it->second.back() >= failure_window ? st.failures.erase(it)
+                                                                         : std::next(it);
+}
+
+login_outcome login(self_ptr self, const login_attempt& req) {
+  auto& st = self->state;
+  login_outcome out;
+  if (!st.config.enabled) {
+    out.what = login_outcome::result::disabled;
+    return out;
+  }
+  forget_stale(self);
+  auto& failures = recent_failures(self, req.address);
+  if (failures.size() >= max_failures) {
+    auto wait = failure_window - (clock::now() - failures.front());
+    out.what = login_outcome::result::throttled;
+    out.retry_after = static_cast<int>(std::chrono::ceil<std::chrono::seconds>(wait).count());
+    log::warn(component, "login from ", req.address, " refused: too many failures");
+    return out;
+  }
+  // The hash is checked even for a wrong name, so both failures take the same time.
+  bool password_ok = password_hash::verify(req.password, st.config.password_hash);
+  bool name_ok = same_text(req.username, st.config.username);
+  if (!(password_ok && name_ok)) {
+    if (st.failures.size() <= max_tracked_addresses) failures.push_back(clock::now());
+    log::warn(component, "failed login for '", req.username, "' from ", req.address);
+    out.what = login_outcome::result::invalid;
+    return out;
+  }
+  st.failures.erase(req.address);
+  if (st.sessions.size() >= max_sessions) {
+    auto oldest = std::min_element(st.sessions.begin(), st.sessions.end(), [](auto& a, auto& b) {
+      return a.second.last_seen < b.second.last_seen;
+    });
+    st.sessions.erase(oldest);
+  }
+  out.what = login_outcome::result::ok;
+  out.session_id = settings_file::random_secret();
+  out.max_age = req.remember ? st.config.session_timeout : 0;
+  st.sessions[sha256_hex(out.session_id)] = {st.config.username, clock::now()};
+  log::info(component, "'", st.config.username, "' logged in from ", req.address);
+  return out;
+}
+
+}  // namespace
+
+auth_config auth_config_from_settings(const nlohmann::json& s) {
+  auth_config c;
+  c.enabled = s.value("auth_enabled", false);
+  c.username = s.value("auth_username", std::string());
+  c.password_hash = s.value("auth_password_hash", std::string());
+  c.session_timeout = s.value("session_timeout", settings_schema::default_session_timeout);
+  return c;
+}
+
+caf::behavior auth_actor(caf::stateful_actor<auth_actor_state>* self, caf::actor settings,
+                         nlohmann::json initial_settings) {
+  self->state.config = auth_config_from_settings(initial_settings);
+  if (self->state.config.enabled)
+    log::info(component, "controller login is on for '", self->state.config.username, "'");
+  self->send(settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
+  return {
+      [self](const auth_check& req) { return check(self, req); },
+      [self](const login_attempt& req) { return login(self, req); },
+      [self](const logout_request& req) {
+        if (!req.session_id.empty()) self->state.sessions.erase(sha256_hex(req.session_id));
+      },
+      [self](const settings_reloaded& reloaded) {
+        auto fresh = auth_config_from_settings(reloaded.settings);
+        auto& cur = self->state.config;
+        if (fresh.username != cur.username || fresh.password_hash != cur.password_hash ||
+            fresh.enabled != cur.enabled) {
+          self->state.sessions.clear();
+          log::info(component, "login settings changed: ",
+                    fresh.enabled ? "login is on for '" + fresh.username + "'" : "login is off",
+                    "; all sessions ended");
+        }
+        cur = std::move(fresh);
+      },
+  };
+}
+
+}  // namespace mixerd

@@ -1,0 +1,506 @@
+#include "gateways/socketio/engine.hpp"
+
+#include <openssl/rand.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <deque>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "actors/log.hpp"
+#include "gateways/controller/routes.hpp"
+#include "gateways/http/cors.hpp"
+#include "protocol/socketio_codec.hpp"
+
+namespace mixerd::socketio {
+
+namespace {
+
+constexpr std::string_view component = "socket.io";
+constexpr std::string_view engine_prefix = "/socket.io/";
+// The reference server answers a poll held during an upgrade with a noop this often, so that
+// the client can pause polling and finish the upgrade (engine.io's upgrade "check" timer).
+constexpr auto upgrade_check_delay = std::chrono::milliseconds(100);
+
+using headers = std::vector<std::pair<std::string, std::string>>;
+using packet_ptr = std::shared_ptr<const std::string>;
+
+struct query_params {
+  std::string eio;
+  std::string transport;
+  std::string sid;
+  bool has_sid = false;
+};
+
+query_params parse_query(std::string_view query) {
+  query_params q;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const auto part = query.substr(0, amp);
+    const auto eq = part.find('=');
+    const auto key = part.substr(0, eq);
+    const auto value = eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1);
+    if (key == "EIO") {
+      q.eio = value;
+    } else if (key == "transport") {
+      q.transport = value;
+    } else if (key == "sid") {
+      q.sid = value;
+      q.has_sid = true;
+    }
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return q;
+}
+
+http::response error_response(int code, headers cors) {
+  http::response r;
+  r.status = 400;
+  r.content_type = "application/json";
+  r.body = sio::eio_error_body(code);
+  r.headers = std::move(cors);
+  return r;
+}
+
+http::response text_response(std::string body, headers cors,
+                             std::string type = "text/plain; charset=UTF-8") {
+  http::response r;
+  r.content_type = std::move(type);
+  r.body = std::move(body);
+  r.headers = std::move(cors);
+  // A cached poll answer would replay old packets.
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+const packet_ptr& ping_packet() {
+  static const packet_ptr p = std::make_shared<const std::string>(1, '2');
+  return p;
+}
+
+}  // namespace
+
+bool is_engine_path(std::string_view path) {
+  return path.size() >= engine_prefix.size() &&
+         path.substr(0, engine_prefix.size()) == engine_prefix;
+}
+
+std::string random_sid() {
+  static constexpr char alphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  unsigned char bytes[15];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("RAND_bytes failed");
+  std::string out;
+  out.reserve(20);
+  for (std::size_t i = 0; i < sizeof bytes; i += 3) {
+    const unsigned v = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    for (int shift = 18; shift >= 0; shift -= 6)
+      out.push_back(alphabet[(v >> shift) & 0x3f]);
+  }
+  return out;
+}
+
+// ---- the engine's state ------------------------------------------------------------------------
+
+class engine::core : public std::enable_shared_from_this<engine::core> {
+ public:
+  class session;
+  using session_ptr = std::shared_ptr<session>;
+
+  core(boost::asio::io_context& io, engine_options options, engine_hooks hooks)
+      : io_(io), options_(options), hooks_(std::move(hooks)) {}
+
+  void handle_request(http::request&& req, http::responder respond);
+  std::optional<http::websocket_events> upgrade(const http::request& req,
+                                                std::shared_ptr<http::websocket> socket,
+                                                http::response& refusal);
+  void stop();
+
+  void close_session(const session_ptr& s, bool by_client, std::string_view why);
+  const engine_options& options() const { return options_; }
+
+ private:
+  session_ptr create(const http::request& req, bool websocket);
+  void poll(const session_ptr& s, http::responder respond, headers cors);
+  void post(const session_ptr& s, std::string_view body, http::responder respond, headers cors);
+  void on_packet(const session_ptr& s, const sio::eio_packet& p);
+  void on_ws_message(const std::weak_ptr<session>& weak, const http::websocket* socket,
+                     std::string_view text);
+  void on_ws_close(const std::weak_ptr<session>& weak, const http::websocket* socket);
+  void schedule_ping(const session_ptr& s);
+  http::websocket_events ws_events(const session_ptr& s, const http::websocket* socket);
+
+  boost::asio::io_context& io_;
+  engine_options options_;
+  engine_hooks hooks_;
+  std::unordered_map<std::string, session_ptr> sessions_;
+  bool stopped_ = false;
+};
+
+class engine::core::session final : public connection,
+                                    public std::enable_shared_from_this<session> {
+ public:
+  session(std::weak_ptr<core> owner, boost::asio::io_context& io, std::string cookie)
+      : owner(std::move(owner)),
+        sid(random_sid()),
+        cookie(std::move(cookie)),
+        ping_timer(io),
+        upgrade_timer(io) {}
+
+  const std::string& id() const override { return sid; }
+  const std::string& handshake_session() const override { return cookie; }
+
+  bool send(packet_ptr packet) override {
+    if (closed || !packet) return false;
+    if (websocket) {
+      ws->send(std::move(packet));  // the core bounds its own frame queue
+      return true;
+    }
+    auto engine = owner.lock();
+    if (!engine) return false;
+    if (queue.size() >= engine->options().max_queued_packets) {
+      // design.md: a slow or dead client is dropped, never slowing the others.
+      log::warn(component, "session ", sid, " stopped polling (", queue.size(),
+                " packets queued): closing it");
+      engine->close_session(shared_from_this(), false, "queue full");
+      return false;
+    }
+    queue.push_back(std::move(packet));
+    if (pending_get) answer_get();
+    return true;
+  }
+
+  void close() override {
+    if (auto engine = owner.lock()) engine->close_session(shared_from_this(), false, "closed");
+  }
+
+  // Answers the held poll with everything queued, or with a noop when nothing is.
+  void answer_get() {
+    std::string payload;
+    for (const auto& p : queue)
+      sio::append_to_payload(payload, *p);
+    queue.clear();
+    if (payload.empty()) payload = sio::encode_eio(sio::eio_type::noop);
+    auto respond = std::move(*pending_get);
+    pending_get.reset();
+    respond(text_response(std::move(payload), std::move(get_cors)));
+  }
+
+  std::weak_ptr<core> owner;
+  const std::string sid;
+  const std::string cookie;
+  bool websocket = false;  // the transport in use; polling until an upgrade completes
+  bool closed = false;
+  bool upgrading = false;  // a probe socket answered `3probe`
+  bool awaiting_pong = false;
+  std::deque<packet_ptr> queue;  // polling only
+  std::optional<http::responder> pending_get;
+  headers get_cors;
+  std::shared_ptr<http::websocket> ws;
+  std::shared_ptr<http::websocket> probe;
+  boost::asio::steady_timer ping_timer;
+  boost::asio::steady_timer upgrade_timer;
+};
+
+engine::core::session_ptr engine::core::create(const http::request& req, bool websocket) {
+  // A cookie sent from another site is not the user's consent: it counts only same-origin.
+  std::string cookie = http::same_origin(req, options_.tls)
+                           ? controller::cookie_value(req, controller::session_cookie)
+                           : std::string();
+  auto s = std::make_shared<session>(weak_from_this(), io_, std::move(cookie));
+  s->websocket = websocket;
+  sessions_.emplace(s->sid, s);
+  log::debug(component, "session ", s->sid, " opened over ", websocket ? "websocket" : "polling",
+             " from ", req.client_address);
+  return s;
+}
+
+void engine::core::handle_request(http::request&& req, http::responder respond) {
+  auto cors = http::cors_headers(req, options_.tls);
+  if (req.method == "OPTIONS") {
+    auto res = http::preflight(req);
+    res.headers.insert(res.headers.end(), cors.begin(), cors.end());
+    return respond(std::move(res));
+  }
+  if (stopped_) {
+    auto res = error_response(sio::err_bad_request, std::move(cors));
+    res.status = 503;
+    return respond(std::move(res));
+  }
+  const auto q = parse_query(req.query);
+  if (q.transport != "polling" && q.transport != "websocket")
+    return respond(error_response(sio::err_transport_unknown, std::move(cors)));
+  if (q.has_sid) {
+    auto it = sessions_.find(q.sid);
+    if (it == sessions_.end())
+      return respond(error_response(sio::err_unknown_sid, std::move(cors)));
+    auto s = it->second;
+    // After an upgrade the reference server ignores polling requests of that session.
+    if (q.transport != "polling" || s->websocket)
+      return respond(error_response(sio::err_bad_request, std::move(cors)));
+    if (req.method == "GET") return poll(s, std::move(respond), std::move(cors));
+    if (req.method == "POST") return post(s, req.body, std::move(respond), std::move(cors));
+    return respond(error_response(sio::err_bad_request, std::move(cors)));
+  }
+  if (req.method != "GET")
+    return respond(error_response(sio::err_bad_handshake_method, std::move(cors)));
+  // A websocket handshake without the Upgrade header.
+  if (q.transport != "polling")
+    return respond(error_response(sio::err_bad_request, std::move(cors)));
+  if (q.eio != "4")
+    return respond(error_response(sio::err_unsupported_protocol_version, std::move(cors)));
+
+  auto s = create(req, false);
+  respond(text_response(sio::open_packet(s->sid, true, options_.ping_interval_ms,
+                                         options_.ping_timeout_ms, options_.max_payload),
+                        std::move(cors)));
+  schedule_ping(s);
+  if (hooks_.on_open) hooks_.on_open(s);
+}
+
+void engine::core::poll(const session_ptr& s, http::responder respond, headers cors) {
+  if (s->pending_get) {
+    // Two polls at once: the reference server treats it as a broken client and closes.
+    respond(error_response(sio::err_bad_request, std::move(cors)));
+    return close_session(s, false, "overlapping polls");
+  }
+  s->pending_get = std::move(respond);
+  s->get_cors = std::move(cors);
+  if (!s->queue.empty()) return s->answer_get();
+  if (s->upgrading) {
+    s->upgrade_timer.expires_after(upgrade_check_delay);
+    s->upgrade_timer.async_wait([weak = std::weak_ptr<session>(s)](const auto& ec) {
+      auto s = weak.lock();
+      if (ec || !s || s->closed || !s->pending_get) return;
+      s->answer_get();
+    });
+  }
+}
+
+void engine::core::post(const session_ptr& s, std::string_view body, http::responder respond,
+                        headers cors) {
+  auto packets = sio::decode_payload(body);
+  if (!packets) {
+    respond(error_response(sio::err_bad_request, std::move(cors)));
+    return close_session(s, false, "malformed payload");
+  }
+  respond(text_response("ok", std::move(cors), "text/html"));
+  for (const auto& p : *packets) {
+    if (s->closed) break;
+    on_packet(s, p);
+  }
+}
+
+void engine::core::on_packet(const session_ptr& s, const sio::eio_packet& p) {
+  switch (p.type) {
+    case sio::eio_type::pong:
+      if (s->awaiting_pong) {
+        s->awaiting_pong = false;
+        schedule_ping(s);
+      }
+      break;
+    case sio::eio_type::message:
+      if (hooks_.on_message) hooks_.on_message(s, p.data);
+      break;
+    case sio::eio_type::close:
+      close_session(s, true, "client close");
+      break;
+    default:
+      // EIO4 clients never ping; open/upgrade/noop mean nothing from a client here.
+      break;
+  }
+}
+
+void engine::core::schedule_ping(const session_ptr& s) {
+  s->ping_timer.expires_after(std::chrono::milliseconds(options_.ping_interval_ms));
+  s->ping_timer.async_wait([this_ = weak_from_this(),
+                            weak = std::weak_ptr<session>(s)](const boost::system::error_code& ec) {
+    auto s = weak.lock();
+    auto self = this_.lock();
+    if (ec || !s || !self || s->closed) return;
+    s->awaiting_pong = true;
+    if (!s->send(ping_packet())) return;
+    s->ping_timer.expires_after(std::chrono::milliseconds(self->options_.ping_timeout_ms));
+    s->ping_timer.async_wait([this_, weak](const boost::system::error_code& ec) {
+      auto s = weak.lock();
+      auto self = this_.lock();
+      if (ec || !s || !self || s->closed || !s->awaiting_pong) return;
+      self->close_session(s, false, "ping timeout");
+    });
+  });
+}
+
+http::websocket_events engine::core::ws_events(const session_ptr& s,
+                                               const http::websocket* socket) {
+  // Weak references only: the socket's events must not keep the session alive, and the socket
+  // is compared by address, never owned here.
+  std::weak_ptr<session> weak = s;
+  http::websocket_events events;
+  events.on_message = [this_ = weak_from_this(), weak, socket](std::string text) {
+    if (auto self = this_.lock()) self->on_ws_message(weak, socket, text);
+  };
+  events.on_close = [this_ = weak_from_this(), weak, socket] {
+    if (auto self = this_.lock()) self->on_ws_close(weak, socket);
+  };
+  return events;
+}
+
+std::optional<http::websocket_events> engine::core::upgrade(const http::request& req,
+                                                            std::shared_ptr<http::websocket> socket,
+                                                            http::response& refusal) {
+  auto cors = http::cors_headers(req, options_.tls);
+  if (stopped_) {
+    refusal = error_response(sio::err_bad_request, std::move(cors));
+    refusal.status = 503;
+    return std::nullopt;
+  }
+  const auto q = parse_query(req.query);
+  if (q.transport != "polling" && q.transport != "websocket") {
+    refusal = error_response(sio::err_transport_unknown, std::move(cors));
+    return std::nullopt;
+  }
+  if (q.transport != "websocket") {
+    refusal = error_response(sio::err_bad_request, std::move(cors));
+    return std::nullopt;
+  }
+  if (q.has_sid) {
+    auto it = sessions_.find(q.sid);
+    if (it == sessions_.end()) {
+      refusal = error_response(sio::err_unknown_sid, std::move(cors));
+      return std::nullopt;
+    }
+    auto s = it->second;
+    // At most one websocket per session, and only from polling.
+    if (s->websocket || s->probe) {
+      refusal = error_response(sio::err_bad_request, std::move(cors));
+      return std::nullopt;
+    }
+    s->probe = socket;
+    return ws_events(s, socket.get());
+  }
+  if (q.eio != "4") {
+    refusal = error_response(sio::err_unsupported_protocol_version, std::move(cors));
+    return std::nullopt;
+  }
+  auto s = create(req, true);
+  s->ws = socket;
+  // Queued before the handshake completes; the core sends it as the first frame.
+  socket->send(std::make_shared<const std::string>(sio::open_packet(
+      s->sid, false, options_.ping_interval_ms, options_.ping_timeout_ms, options_.max_payload)));
+  schedule_ping(s);
+  if (hooks_.on_open) hooks_.on_open(s);
+  return ws_events(s, socket.get());
+}
+
+void engine::core::on_ws_message(const std::weak_ptr<session>& weak, const http::websocket* socket,
+                                 std::string_view text) {
+  auto s = weak.lock();
+  if (!s || s->closed) return;
+  auto p = sio::decode_eio(text);
+  if (s->probe.get() == socket) {
+    if (!p) return;
+    if (p->type == sio::eio_type::ping && p->data == "probe") {
+      s->probe->send(
+          std::make_shared<const std::string>(sio::encode_eio(sio::eio_type::pong, "probe")));
+      s->upgrading = true;
+      // The client pauses polling before it sends `5`; a held poll must come back first.
+      if (s->pending_get) s->answer_get();
+    } else if (p->type == sio::eio_type::upgrade && s->upgrading) {
+      s->upgrade_timer.cancel();
+      s->upgrading = false;
+      s->websocket = true;
+      s->ws = std::move(s->probe);
+      s->probe.reset();
+      if (s->pending_get) {
+        // Packets still queued go over the websocket below; the poll only learns to stop.
+        auto queued = std::move(s->queue);
+        s->queue.clear();
+        s->answer_get();
+        s->queue = std::move(queued);
+      }
+      for (auto& packet : s->queue)
+        s->ws->send(std::move(packet));
+      s->queue.clear();
+      log::debug(component, "session ", s->sid, " upgraded to websocket");
+    }
+    return;
+  }
+  if (s->ws.get() != socket) return;
+  if (!p) return close_session(s, false, "malformed packet");
+  on_packet(s, *p);
+}
+
+void engine::core::on_ws_close(const std::weak_ptr<session>& weak, const http::websocket* socket) {
+  auto s = weak.lock();
+  if (!s || s->closed) return;
+  if (s->probe.get() == socket) {
+    // A failed upgrade leaves the session on polling, as it was.
+    s->probe.reset();
+    s->upgrading = false;
+    s->upgrade_timer.cancel();
+    return;
+  }
+  if (s->ws.get() == socket) close_session(s, true, "transport close");
+}
+
+void engine::core::close_session(const session_ptr& s, bool by_client, std::string_view why) {
+  if (s->closed) return;
+  s->closed = true;
+  sessions_.erase(s->sid);
+  s->ping_timer.cancel();
+  s->upgrade_timer.cancel();
+  s->queue.clear();
+  // The reference server ends a held poll with a noop when the client closed, with a close
+  // packet when the server did (so the client knows to reconnect).
+  if (s->pending_get) {
+    auto respond = std::move(*s->pending_get);
+    s->pending_get.reset();
+    respond(text_response(sio::encode_eio(by_client ? sio::eio_type::noop : sio::eio_type::close),
+                          std::move(s->get_cors)));
+  }
+  if (s->ws) s->ws->close();
+  if (s->probe) s->probe->close();
+  log::debug(component, "session ", s->sid, " closed: ", why);
+  if (hooks_.on_close) hooks_.on_close(s);
+}
+
+void engine::core::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  std::vector<session_ptr> all;
+  all.reserve(sessions_.size());
+  for (auto& [sid, s] : sessions_)
+    all.push_back(s);
+  for (auto& s : all)
+    close_session(s, false, "server stopping");
+}
+
+// ---- public face ------------------------------------------------------------------------------
+
+engine::engine(boost::asio::io_context& io, engine_options options, engine_hooks hooks)
+    : core_(std::make_shared<core>(io, options, std::move(hooks))) {}
+
+engine::~engine() {
+  core_->stop();
+}
+
+void engine::handle_request(http::request&& req, http::responder respond) {
+  core_->handle_request(std::move(req), std::move(respond));
+}
+
+std::optional<http::websocket_events> engine::upgrade(const http::request& req,
+                                                      std::shared_ptr<http::websocket> socket,
+                                                      http::response& refusal) {
+  return core_->upgrade(req, std::move(socket), refusal);
+}
+
+void engine::stop() {
+  core_->stop();
+}
+
+}  // namespace mixerd::socketio

@@ -1,0 +1,212 @@
+#include "gateways/socketio/namespace.hpp"
+
+#include <utility>
+
+#include "actors/log.hpp"
+#include "protocol/socketio_codec.hpp"
+
+namespace mixerd::socketio {
+
+namespace {
+
+constexpr std::string_view component = "socket.io";
+constexpr std::string_view get_state_event = "get_state";
+
+packet_ptr shared(std::string text) {
+  return std::make_shared<const std::string>(std::move(text));
+}
+
+}  // namespace
+
+// Any send may close a connection, and a close erases its entry: while a member function holds
+// a reference into sockets_, closes only mark the entry and the outermost guard sweeps.
+struct busy_guard {
+  explicit busy_guard(namespace_server& n) : ns(n) { ++ns.busy_; }
+  ~busy_guard() {
+    if (--ns.busy_ == 0) ns.sweep();
+  }
+  busy_guard(const busy_guard&) = delete;
+  busy_guard& operator=(const busy_guard&) = delete;
+  namespace_server& ns;
+};
+
+namespace_server::namespace_server(namespace_backend backend, std::size_t max_held_packets)
+    : backend_(std::move(backend)), max_held_(max_held_packets) {}
+
+engine_hooks namespace_server::hooks() {
+  std::weak_ptr<namespace_server> weak = weak_from_this();
+  engine_hooks h;
+  h.on_open = [weak](const std::shared_ptr<connection>& c) {
+    if (auto self = weak.lock()) self->on_open(c);
+  };
+  h.on_message = [weak](const std::shared_ptr<connection>& c, std::string_view data) {
+    if (auto self = weak.lock()) self->on_message(c, data);
+  };
+  h.on_close = [weak](const std::shared_ptr<connection>& c) {
+    if (auto self = weak.lock()) self->on_close(c);
+  };
+  return h;
+}
+
+void namespace_server::sweep() {
+  for (auto it = sockets_.begin(); it != sockets_.end();) {
+    if (it->second.dead) {
+      it = sockets_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+namespace_server::socket* namespace_server::find(const std::weak_ptr<connection>& weak,
+                                                 std::uint64_t generation) {
+  auto conn = weak.lock();
+  if (!conn) return nullptr;
+  auto it = sockets_.find(conn.get());
+  if (it == sockets_.end() || it->second.dead || it->second.generation != generation)
+    return nullptr;
+  return &it->second;
+}
+
+void namespace_server::on_open(const std::shared_ptr<connection>& conn) {
+  sockets_[conn.get()].conn = conn;
+}
+
+void namespace_server::on_close(const std::shared_ptr<connection>& conn) {
+  auto it = sockets_.find(conn.get());
+  if (it == sockets_.end()) return;
+  if (busy_ > 0) {
+    it->second.dead = true;
+    return;
+  }
+  sockets_.erase(it);
+}
+
+void namespace_server::on_message(const std::shared_ptr<connection>& conn, std::string_view data) {
+  busy_guard guard(*this);
+  auto it = sockets_.find(conn.get());
+  if (it == sockets_.end() || it->second.dead) return;
+  socket& s = it->second;
+  std::string error;
+  auto p = sio::decode_sio(data, error);
+  if (!p) {
+    // socket.io's server drops a client that sends what its parser refuses; so do we.
+    log::debug(component, "session ", conn->id(), ": bad packet (", error, "): closing");
+    return conn->close();
+  }
+  if (p->nsp != "/") {
+    if (p->type == sio::sio_type::connect) {
+      sio::sio_packet refusal{sio::sio_type::connect_error, p->nsp, std::nullopt,
+                              nlohmann::json{{"message", "Invalid namespace"}}, true};
+      conn->send(shared("4" + sio::encode_sio(refusal)));
+    }
+    return;
+  }
+  switch (p->type) {
+    case sio::sio_type::connect:
+      // A second CONNECT while connecting or connected changes nothing.
+      if (s.state == phase::idle) on_connect(s, p->data);
+      break;
+    case sio::sio_type::disconnect:
+      s.state = phase::idle;
+      ++s.generation;
+      s.pending_state = 0;
+      s.held.clear();
+      break;
+    case sio::sio_type::event: {
+      if (s.state != phase::joined) break;
+      const auto& name = p->data.front().get_ref<const std::string&>();
+      if (name == get_state_event) {
+        request_state(s, p->ack_id);
+      } else if (p->ack_id) {
+        // Unknown events are ignored, but a client waiting on an ack must not wait forever.
+        conn->send(shared(sio::ack_message(*p->ack_id, nlohmann::json::array())));
+      }
+      break;
+    }
+    default:
+      break;  // ACKs to nothing we asked, CONNECT_ERROR from a client: ignored
+  }
+}
+
+void namespace_server::on_connect(socket& s, const nlohmann::json& auth) {
+  s.state = phase::authorising;
+  const auto generation = ++s.generation;
+  std::vector<std::string> ids;
+  if (!s.conn->handshake_session().empty()) ids.push_back(s.conn->handshake_session());
+  if (auth.is_object()) {
+    auto token = auth.find("token");
+    if (token != auth.end() && token->is_string() && !token->get_ref<const std::string&>().empty())
+      ids.push_back(token->get<std::string>());
+  }
+  backend_.check_auth(std::move(ids),
+                      [weak_self = weak_from_this(), weak = std::weak_ptr<connection>(s.conn),
+                       generation](bool ok) {
+                        if (auto self = weak_self.lock()) self->on_authorised(weak, generation, ok);
+                      });
+}
+
+void namespace_server::on_authorised(const std::weak_ptr<connection>& weak,
+                                     std::uint64_t generation, bool ok) {
+  busy_guard guard(*this);
+  socket* s = find(weak, generation);
+  if (!s || s->state != phase::authorising) return;
+  if (!ok) {
+    s->state = phase::idle;
+    log::debug(component, "session ", s->conn->id(), ": namespace connect refused (no session)");
+    s->conn->send(shared(sio::connect_error_message("Authentication required")));
+    return;
+  }
+  s->state = phase::joined;
+  if (!s->conn->send(shared(sio::connect_ok_message(random_sid())))) return;
+  request_state(*s, std::nullopt);
+}
+
+// Live events that arrive while an answer is on its way are held and sent after it: an answer
+// built before an event must not arrive after that event and undo it on the client. Events are
+// absolute values, so one that the answer already reflects is harmless when repeated.
+void namespace_server::request_state(socket& s, std::optional<std::uint64_t> ack_id) {
+  ++s.pending_state;
+  backend_.query_state(ack_id,
+                       [weak_self = weak_from_this(), weak = std::weak_ptr<connection>(s.conn),
+                        generation = s.generation](packet_ptr packet) {
+                         if (auto self = weak_self.lock()) self->on_state(weak, generation, packet);
+                       });
+}
+
+void namespace_server::on_state(const std::weak_ptr<connection>& weak, std::uint64_t generation,
+                                const packet_ptr& packet) {
+  busy_guard guard(*this);
+  socket* s = find(weak, generation);
+  if (!s) return;
+  if (s->pending_state > 0) --s->pending_state;
+  if (packet && !s->conn->send(packet)) return;
+  auto held = std::move(s->held);
+  s->held.clear();
+  for (const auto& p : held) {
+    if (s->dead || !s->conn->send(p)) return;
+  }
+}
+
+void namespace_server::deliver(socket& s, const packet_ptr& packet) {
+  if (s.dead || s.state != phase::joined) return;
+  if (s.pending_state == 0) {
+    s.conn->send(packet);
+    return;
+  }
+  if (s.held.size() >= max_held_) {
+    log::warn(component, "session ", s.conn->id(), ": ", s.held.size(),
+              " events held behind a state answer: closing it");
+    s.conn->close();
+    return;
+  }
+  s.held.push_back(packet);
+}
+
+void namespace_server::broadcast(const packet_ptr& packet) {
+  busy_guard guard(*this);
+  for (auto& [key, s] : sockets_)
+    deliver(s, packet);
+}
+
+}  // namespace mixerd::socketio

@@ -1,0 +1,265 @@
+#include "protocol/socketio_codec.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <utility>
+
+namespace mixerd::sio {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+// Client text may carry invalid UTF-8 (e.g. a device label); replacing beats throwing mid-send.
+template <typename J>
+std::string dump(const J& j) {
+  return j.dump(-1, ' ', false, J::error_handler_t::replace);
+}
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// socket.io-parser refuses these as event names: they are the library's own lifecycle events.
+constexpr std::array<std::string_view, 6> reserved_events = {
+    "connect", "connect_error", "disconnect", "disconnecting", "newListener", "removeListener"};
+
+bool is_reserved_event(const std::string& name) {
+  return std::find(reserved_events.begin(), reserved_events.end(), name) != reserved_events.end();
+}
+
+// Cheap scan before parsing: nesting deeper than max_json_depth is refused so later recursive
+// operations (dump, copy, compare) on the value cannot overflow the stack.
+bool depth_ok(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_json_depth) return false;
+    } else if (c == ']' || c == '}') {
+      --depth;  // unbalanced text is the parser's to reject
+    }
+  }
+  return true;
+}
+
+bool valid_eio_type(char c) {
+  return c >= '0' && c <= '6';
+}
+
+// Same rules as socket.io-parser 4.2 isPayloadValid, plus the v5 requirements the server
+// relies on: an EVENT always has data and an ACK always has an id.
+const char* validate(const sio_packet& p) {
+  switch (p.type) {
+    case sio_type::connect:
+      if (p.has_data && !p.data.is_object()) return "CONNECT data must be an object";
+      return nullptr;
+    case sio_type::disconnect:
+      if (p.has_data) return "DISCONNECT carries no data";
+      return nullptr;
+    case sio_type::event:
+      if (!p.has_data || !p.data.is_array() || p.data.empty()) {
+        return "EVENT data must be a non-empty array";
+      }
+      if (!p.data.front().is_string()) return "EVENT name must be a string";
+      if (is_reserved_event(p.data.front().get_ref<const std::string&>())) {
+        return "EVENT name is reserved";
+      }
+      return nullptr;
+    case sio_type::ack:
+      if (!p.ack_id) return "ACK without id";
+      if (!p.has_data || !p.data.is_array()) return "ACK data must be an array";
+      return nullptr;
+    case sio_type::connect_error:
+      if (p.has_data && !p.data.is_string() && !p.data.is_object()) {
+        return "CONNECT_ERROR data must be a string or an object";
+      }
+      return nullptr;
+    case sio_type::binary_event:
+    case sio_type::binary_ack:
+      break;
+  }
+  return "binary packets are not supported";
+}
+
+}  // namespace
+
+// ---- Engine.IO --------------------------------------------------------------------------------
+
+std::optional<eio_packet> decode_eio(std::string_view text) {
+  // 'b' (base64 binary) falls out here too: nothing in this daemon sends binary.
+  if (text.empty() || !valid_eio_type(text.front())) return std::nullopt;
+  return eio_packet{static_cast<eio_type>(text.front()), std::string(text.substr(1))};
+}
+
+std::string encode_eio(eio_type type, std::string_view data) {
+  std::string out;
+  out.reserve(1 + data.size());
+  out.push_back(static_cast<char>(type));
+  out.append(data);
+  return out;
+}
+
+std::optional<std::vector<eio_packet>> decode_payload(std::string_view body) {
+  std::vector<eio_packet> packets;
+  while (true) {
+    const auto sep = body.find(payload_separator);
+    auto packet = decode_eio(body.substr(0, sep));
+    if (!packet) return std::nullopt;
+    packets.push_back(std::move(*packet));
+    if (sep == std::string_view::npos) break;
+    body.remove_prefix(sep + 1);
+  }
+  return packets;
+}
+
+void append_to_payload(std::string& payload, std::string_view encoded_packet) {
+  if (!payload.empty()) payload.push_back(payload_separator);
+  payload.append(encoded_packet);
+}
+
+std::string open_packet(std::string_view sid, bool can_upgrade, int ping_interval_ms,
+                        int ping_timeout_ms, std::size_t max_payload) {
+  // ordered_json: clients accept any order, but matching the reference byte for byte makes
+  // captures comparable.
+  ordered_json j;
+  j["sid"] = std::string(sid);
+  j["upgrades"] = can_upgrade ? ordered_json::array({"websocket"}) : ordered_json::array();
+  j["pingInterval"] = ping_interval_ms;
+  j["pingTimeout"] = ping_timeout_ms;
+  j["maxPayload"] = max_payload;
+  return encode_eio(eio_type::open, dump(j));
+}
+
+std::string eio_error_body(int code) {
+  static constexpr std::array<const char*, 6> messages = {
+      "Transport unknown", "Session ID unknown", "Bad handshake method",
+      "Bad request",       "Forbidden",          "Unsupported protocol version"};
+  if (code < 0 || code >= static_cast<int>(messages.size())) code = err_bad_request;
+  ordered_json j;
+  j["code"] = code;
+  j["message"] = messages[static_cast<std::size_t>(code)];
+  return dump(j);
+}
+
+// ---- Socket.IO --------------------------------------------------------------------------------
+
+std::optional<sio_packet> decode_sio(std::string_view text, std::string& error) {
+  error.clear();
+  try {
+    if (text.empty()) {
+      error = "empty packet";
+      return std::nullopt;
+    }
+    const char t = text.front();
+    if (!is_digit(t) || t > '6') {
+      error = "unknown packet type";
+      return std::nullopt;
+    }
+    sio_packet p{static_cast<sio_type>(t - '0'), "/", std::nullopt, json(), false};
+    if (p.type == sio_type::binary_event || p.type == sio_type::binary_ack) {
+      error = "binary packets are not supported";
+      return std::nullopt;
+    }
+    std::size_t pos = 1;
+
+    // Namespace: only present when it is not "/"; runs to the ',' (or to the end, as in
+    // socket.io-parser, so `1/admin` is a DISCONNECT of /admin).
+    if (pos < text.size() && text[pos] == '/') {
+      const auto comma = text.find(',', pos);
+      const auto end = comma == std::string_view::npos ? text.size() : comma;
+      p.nsp = std::string(text.substr(pos, end - pos));
+      pos = comma == std::string_view::npos ? text.size() : comma + 1;
+    }
+
+    // Ack id: decimal digits directly before the JSON.
+    if (pos < text.size() && is_digit(text[pos])) {
+      std::uint64_t id = 0;
+      constexpr auto max = std::numeric_limits<std::uint64_t>::max();
+      for (; pos < text.size() && is_digit(text[pos]); ++pos) {
+        const auto d = static_cast<std::uint64_t>(text[pos] - '0');
+        if (id > (max - d) / 10) {
+          error = "ack id out of range";
+          return std::nullopt;
+        }
+        id = id * 10 + d;
+      }
+      p.ack_id = id;
+    }
+
+    if (pos < text.size()) {
+      const auto body = text.substr(pos);
+      if (!depth_ok(body)) {
+        error = "JSON nested too deeply";
+        return std::nullopt;
+      }
+      p.data = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+      if (p.data.is_discarded()) {
+        error = "malformed JSON";
+        return std::nullopt;
+      }
+      p.has_data = true;
+    }
+
+    if (const char* problem = validate(p)) {
+      error = problem;
+      return std::nullopt;
+    }
+    return p;
+  } catch (const nlohmann::json::exception& e) {
+    // Not expected with allow_exceptions=false; kept so a library surprise cannot escape.
+    error = std::string("JSON error: ") + e.what();
+    return std::nullopt;
+  }
+}
+
+std::string encode_sio(const sio_packet& packet) {
+  // Binary types would need an attachment count; they are never produced here.
+  std::string out(1, static_cast<char>('0' + static_cast<int>(packet.type)));
+  if (!packet.nsp.empty() && packet.nsp != "/") {
+    out.append(packet.nsp);
+    out.push_back(',');
+  }
+  if (packet.ack_id) out.append(std::to_string(*packet.ack_id));
+  if (packet.has_data) out.append(dump(packet.data));
+  return out;
+}
+
+std::string event_message(std::string_view name, const nlohmann::json& payload) {
+  sio_packet p{sio_type::event, "/", std::nullopt, json::array({std::string(name), payload}), true};
+  return encode_eio(eio_type::message, encode_sio(p));
+}
+
+std::string ack_message(std::uint64_t id, const nlohmann::json& args_array) {
+  // The client spreads the array into the callback's arguments, so it must be an array.
+  sio_packet p{sio_type::ack, "/", id,
+               args_array.is_array() ? args_array : json::array({args_array}), true};
+  return encode_eio(eio_type::message, encode_sio(p));
+}
+
+std::string connect_ok_message(std::string_view nsp_sid) {
+  sio_packet p{sio_type::connect, "/", std::nullopt, json{{"sid", std::string(nsp_sid)}}, true};
+  return encode_eio(eio_type::message, encode_sio(p));
+}
+
+std::string connect_error_message(std::string_view message) {
+  sio_packet p{sio_type::connect_error, "/", std::nullopt, json{{"message", std::string(message)}},
+               true};
+  return encode_eio(eio_type::message, encode_sio(p));
+}
+
+}  // namespace mixerd::sio

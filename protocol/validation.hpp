@@ -1,0 +1,28 @@
+// Request validation at the gateways (design.md: ranges, types and lengths are checked where a
+// request enters, from the numbers in limits.hpp). Each check returns the value or fills
+// `error` with a sentence that names the field, for a 400 body.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mixerd::validation {
+
+// The body as a JSON object. An empty body counts as {} when `empty_ok`.
+std::optional<nlohmann::json> json_object(std::string_view body, std::string& error,
+                                          bool empty_ok = false);
+// An integer field in [lo, hi]; missing, fractional, boolean or out of range is an error.
+std::optional<int> int_field(const nlohmann::json& body, const char* name, int lo, int hi,
+                             std::string& error);
+std::optional<std::string> string_field(const nlohmann::json& body, const char* name,
+                                        std::size_t max_bytes, std::string& error);
+// An optional boolean (absent = fallback).
+std::optional<bool> bool_field(const nlohmann::json& body, const char* name, bool fallback,
+                               std::string& error);
+// A path segment holding a decimal integer in [lo, hi], e.g. the {index} of /api/sliders/{index}.
+std::optional<int> index_segment(std::string_view segment, const char* name, int lo, int hi,
+                                 std::string& error);
+
+}  // namespace mixerd::validation

@@ -1,0 +1,134 @@
+"""Socket.IO with the stock clients (design.md: correctness is judged by them), over every
+transport: Debian's python-socketio 5 and socket.io-client 4 from npm, each polling-only,
+websocket-only and default (polling, then the upgrade)."""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import get_json, http, wait_until
+from socketio_support import STATE_KEYS, TRANSPORTS, NodeClient
+from socketio_support import clients  # noqa: F401 (a fixture)
+
+
+@pytest.fixture(params=["python", "node"])
+def kind(request):
+    return request.param
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request):
+    return request.param
+
+
+def assert_on_transport(client, kind, transport):
+    if transport == "polling":
+        assert client.transport() == "polling"
+    elif transport == "websocket" or kind == "python":  # python upgrades inside connect()
+        assert client.transport() == "websocket"
+    else:
+        assert client.expect("upgrade")["transport"] == "websocket"
+        assert client.transport() == "websocket"
+
+
+def assert_state_matches_rest(state, daemon):
+    assert STATE_KEYS <= set(state), state.keys()
+    assert state["sliders"] == get_json(daemon, "/api/sliders")["sliders"]
+    assert state["mutes"] == get_json(daemon, "/api/mutes")
+    assert state["volume"] == get_json(daemon, "/api/volume/master")["volume"]
+    assert state["status"] == get_json(daemon, "/api/status")
+    assert state["connected"] is True
+    assert state["macros"] == {
+        "current_page": 0,
+        "page_names": {"0": "Page 1", "1": "Page 2", "2": "Page 3", "3": "Page 4"},
+        "pages": {"0": [], "1": [], "2": [], "3": []},
+    }
+    assert state["profiles"] == {"profiles": [], "current": ""}
+
+
+def test_connect_sends_initial_state_and_get_state_answers(connected, clients, kind, transport):
+    daemon, _ = connected
+    c = clients(kind, daemon.url(""), transport)
+    assert_state_matches_rest(c.event("initial_state"), daemon)
+    assert_on_transport(c, kind, transport)
+    # with an ack id: the answer comes through the ack (contract.md)
+    assert_state_matches_rest(c.call("get_state"), daemon)
+    # without one: as an initial_state event
+    c.emit("get_state")
+    assert_state_matches_rest(c.event("initial_state"), daemon)
+    # an unknown event is ignored, but its ack is answered so the caller does not hang
+    assert c.call("no_such_event") is None
+
+
+def test_live_events_reach_the_client(connected, clients, kind, transport):
+    daemon, device = connected
+    c = clients(kind, daemon.url(""), transport)
+    c.event("initial_state")
+    assert_on_transport(c, kind, transport)
+
+    device.send("SLIDER,0,57")
+    assert c.event("slider_change", lambda p: p["index"] == 1) == {"index": 1, "value": 57}
+
+    status, _, _ = http("POST", daemon.url("/api/sliders/2"), {"value": 40})
+    assert status == 200
+    assert c.event("slider_change", lambda p: p["index"] == 2) == {"index": 2, "value": 40}
+
+    device.send("MUTE,MASTER,PRESS")
+    assert c.event("mute_change") == {"index": "master", "muted": True}
+
+    status, _, _ = http("POST", daemon.url("/api/volume/master"), {"value": 33})
+    assert status == 200
+    assert c.event("volume_change") == {"volume": 33}
+
+    device.unplug()
+    assert c.event("device_status") == {"connected": False, "port": device.path}
+    # events for plugins only (raw serial lines, device input) never reach browsers
+    assert not c.event_names() & {"serial_raw", "device_input"}
+
+
+@pytest.fixture
+def fast_pings(daemon_factory, data_dir, device):
+    os.makedirs(data_dir, exist_ok=True)
+    with open(os.path.join(data_dir, "settings.json"), "w") as f:
+        json.dump({"socketio_ping_interval_ms": 1000, "socketio_ping_timeout_ms": 1000}, f)
+    daemon = daemon_factory("--serial", device.path)
+    wait_until(lambda: get_json(daemon, "/api/status")["connected"], what="connected")
+    return daemon
+
+
+def test_client_stays_connected_across_pings(fast_pings, clients, kind, transport):
+    daemon = fast_pings
+    c = clients(kind, daemon.url(""), transport)
+    c.event("initial_state")
+    assert_on_transport(c, kind, transport)
+    time.sleep(2.5)  # past two ping intervals: the server's pings were answered in time
+    status, _, _ = http("POST", daemon.url("/api/sliders/3"), {"value": 12})
+    assert status == 200
+    assert c.event("slider_change", lambda p: p["index"] == 3) == {"index": 3, "value": 12}
+    if kind == "python":
+        assert not c.disconnected.is_set()
+    else:
+        assert not any(m["type"] == "disconnect" for m in c.messages.seen)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_node_client_over_https(daemon_factory, data_dir, transport):
+    # python-socketio 5.7 is left out: its websocket client is known to drop TLS connections
+    # now and then (shared/reference/socketio-wire.md); the server side is the same.
+    certs = os.path.join(data_dir, "certs")
+    os.makedirs(certs)
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=localhost", "-keyout", os.path.join(certs, "c.key"),
+                    "-out", os.path.join(certs, "c.crt")], check=True, capture_output=True)
+    daemon = daemon_factory("--serial", "none")
+    url = f"https://127.0.0.1:{daemon.ports['controller']}"
+    c = NodeClient(url, transport, insecure="1")
+    try:
+        c.connected()
+        assert c.event("initial_state")["status"]["connected"] is False
+        assert_on_transport(c, "node", transport)
+        assert c.call("get_state")["sliders"]
+    finally:
+        c.close()

@@ -1,0 +1,189 @@
+"""Engine.IO / Socket.IO on the wire, checked byte by byte against the captures of the reference
+server (shared/reference/socketio-wire.md): handshake, errors, polling payloads, the upgrade
+probe, pings."""
+import json
+import os
+import re
+import threading
+import time
+
+import pytest
+import websocket
+
+from conftest import get_json, http
+from socketio_support import RS, PollingSession, event_packet, raw
+
+
+def ws_url(daemon, query):
+    return daemon.url(f"/socket.io/?{query}").replace("http://", "ws://")
+
+
+def joined(daemon):
+    """A polling session connected to the default namespace, its initial_state read."""
+    s = PollingSession(daemon)
+    assert s.post("40")[:2] == (200, "ok")
+    s.until(lambda p: event_packet(p)[0] == "initial_state")
+    return s
+
+
+@pytest.fixture
+def daemon(daemon_factory):
+    return daemon_factory("--serial", "none")
+
+
+def test_open_packet_matches_the_reference(daemon):
+    s = PollingSession(daemon)
+    assert s.open_headers["Content-Type"] == "text/plain; charset=UTF-8"
+    assert s.open_headers["Access-Control-Allow-Origin"] == "*"
+    assert list(s.open) == ["sid", "upgrades", "pingInterval", "pingTimeout", "maxPayload"]
+    assert re.fullmatch(r"[A-Za-z0-9_-]{20}", s.sid)
+    assert s.open["upgrades"] == ["websocket"]
+    assert (s.open["pingInterval"], s.open["pingTimeout"]) == (25000, 20000)
+    assert s.open["maxPayload"] == 65536  # the HTTP body limit: what a POST may really carry
+    assert PollingSession(daemon).sid != s.sid
+
+
+def test_page_origin_gets_credentialed_cors(daemon):
+    origin = daemon.url("").rstrip("/")
+    s = PollingSession(daemon, headers={"Origin": origin})
+    assert s.open_headers["Access-Control-Allow-Origin"] == origin
+    assert s.open_headers["Access-Control-Allow-Credentials"] == "true"
+
+
+@pytest.mark.parametrize("query,method,body", [
+    ("EIO=4&transport=polling&sid=AAAAAAAAAAAAAAAAAAAA", "GET",
+     {"code": 1, "message": "Session ID unknown"}),
+    ("EIO=4&transport=polling&sid=nope", "POST", {"code": 1, "message": "Session ID unknown"}),
+    ("EIO=3&transport=polling", "GET", {"code": 5, "message": "Unsupported protocol version"}),
+    ("transport=polling", "GET", {"code": 5, "message": "Unsupported protocol version"}),
+    ("EIO=4&transport=carrier-pigeon", "GET", {"code": 0, "message": "Transport unknown"}),
+    ("EIO=4&transport=polling", "POST", {"code": 2, "message": "Bad handshake method"}),
+    ("EIO=4&transport=websocket", "GET", {"code": 3, "message": "Bad request"}),
+])
+def test_errors_are_400_with_the_reference_bodies(daemon, query, method, body):
+    status, text, headers = raw(method, daemon.url(f"/socket.io/?{query}"),
+                                body="40" if method == "POST" else None)
+    assert status == 400
+    assert headers["Content-Type"] == "application/json"
+    assert json.loads(text) == body
+
+
+def test_several_packets_in_one_poll_and_one_post(daemon):
+    s = joined(daemon)
+    # Acks of unknown events are queued while the POST is handled, before the next GET.
+    status, text, headers = s.post('425["nope"]', '426["nope",1]')
+    assert (status, text) == (200, "ok") and headers["Content-Type"] == "text/html"
+    assert s.get()[1] == "435[]" + RS + "436[]"
+    # get_state with and without ack id in one POST: both are answered
+    s.post('42["get_state"]', '427["get_state"]')
+    seen = []
+    while not ({"event", "ack"} <= {k for k, _ in seen}):
+        for p in s.packets():
+            if event_packet(p)[0] == "initial_state":
+                seen.append(("event", event_packet(p)[1]))
+            elif p.startswith("437["):
+                seen.append(("ack", json.loads(p[3:])[0]))
+    assert seen[0][1] == seen[1][1]
+    assert seen[0][1]["sliders"] == get_json(daemon, "/api/sliders")["sliders"]
+
+
+def test_poll_is_held_until_something_is_queued(daemon):
+    s = joined(daemon)
+    result = {}
+    poll = threading.Thread(target=lambda: result.update(packets=s.packets()))
+    poll.start()
+    poll.join(0.5)
+    assert poll.is_alive()  # nothing to send yet
+    assert http("POST", daemon.url("/api/sliders/1"), {"value": 9})[0] == 200
+    poll.join(5)
+    assert event_packet(result["packets"][0]) == ("slider_change", {"index": 1, "value": 9})
+
+
+def test_a_second_concurrent_poll_closes_the_session(daemon):
+    s = joined(daemon)
+    first = {}
+    poll = threading.Thread(target=lambda: first.update(r=s.get()))
+    poll.start()
+    poll.join(0.3)
+    status, text, _ = s.get()
+    assert status == 400 and json.loads(text)["code"] == 3
+    poll.join(5)
+    assert first["r"][:2] == (200, "1")  # the held poll learns that the server closed
+    assert s.get()[0] == 400
+
+
+def test_upgrade_probe_answers_the_held_poll_then_switches(daemon):
+    s = joined(daemon)
+    held = {}
+    poll = threading.Thread(target=lambda: held.update(r=s.get()))
+    poll.start()
+    poll.join(0.3)
+    ws = websocket.create_connection(ws_url(daemon, f"EIO=4&transport=websocket&sid={s.sid}"),
+                                     timeout=10)
+    try:
+        ws.send("2probe")
+        assert ws.recv() == "3probe"
+        poll.join(5)
+        assert held["r"][:2] == (200, "6")  # so that the client can pause polling
+        ws.send("5")
+        assert http("POST", daemon.url("/api/sliders/4"), {"value": 61})[0] == 200
+        assert event_packet(ws.recv()) == ("slider_change", {"index": 4, "value": 61})
+        # after the upgrade, polling requests of the session are refused
+        status, text, _ = s.get()
+        assert status == 400 and json.loads(text) == {"code": 3, "message": "Bad request"}
+        # a second websocket for the same session is refused
+        with pytest.raises(websocket.WebSocketBadStatusException):
+            websocket.create_connection(
+                ws_url(daemon, f"EIO=4&transport=websocket&sid={s.sid}"), timeout=10)
+        ws.send('421["get_state"]')
+        assert ws.recv().startswith('431[{"')
+        ws.send("41")
+        ws.send("1")
+    finally:
+        ws.close()
+    deadline = time.monotonic() + 5
+    while s.get()[0] != 400 or json.loads(s.get()[1])["code"] != 1:
+        assert time.monotonic() < deadline, "session still known after close"
+        time.sleep(0.05)
+
+
+def test_websocket_only_handshake(daemon):
+    ws = websocket.create_connection(ws_url(daemon, "EIO=4&transport=websocket"), timeout=10)
+    try:
+        first = ws.recv()
+        assert first.startswith("0{")
+        opened = json.loads(first[1:])
+        assert list(opened) == ["sid", "upgrades", "pingInterval", "pingTimeout", "maxPayload"]
+        assert opened["upgrades"] == []
+        ws.send("40")
+        ack = ws.recv()
+        assert re.fullmatch(r'40\{"sid":"[A-Za-z0-9_-]{20}"\}', ack)
+        assert json.loads(ack[2:])["sid"] != opened["sid"]  # namespace id != engine id
+        assert event_packet(ws.recv())[0] == "initial_state"
+        # other namespaces do not exist
+        ws.send("40/admin,")
+        assert ws.recv() == '44/admin,{"message":"Invalid namespace"}'
+    finally:
+        ws.close()
+
+
+def test_websocket_upgrade_elsewhere_is_404(daemon):
+    with pytest.raises(websocket.WebSocketBadStatusException) as e:
+        websocket.create_connection(daemon.url("/api/sliders").replace("http", "ws"), timeout=10)
+    assert e.value.status_code == 404
+
+
+def test_silent_session_is_closed_after_ping_timeout(daemon_factory, data_dir):
+    os.makedirs(data_dir, exist_ok=True)
+    with open(os.path.join(data_dir, "settings.json"), "w") as f:
+        json.dump({"socketio_ping_interval_ms": 1000, "socketio_ping_timeout_ms": 1000}, f)
+    d = daemon_factory("--serial", "none")
+    s = PollingSession(d)
+    assert (s.open["pingInterval"], s.open["pingTimeout"]) == (1000, 1000)
+    started = time.monotonic()
+    assert s.get()[:2] == (200, "2")  # the server pings after pingInterval
+    assert 0.8 < time.monotonic() - started < 3
+    # no pong: after pingTimeout the held poll ends with a close packet and the session is gone
+    assert s.get()[:2] == (200, "1")
+    assert 1.8 < time.monotonic() - started < 5
+    assert json.loads(s.get()[1]) == {"code": 1, "message": "Session ID unknown"}
