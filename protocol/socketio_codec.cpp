@@ -262,4 +262,26 @@ std::string connect_error_message(std::string_view message) {
   return encode_eio(eio_type::message, encode_sio(p));
 }
 
+handshake_query parse_handshake_query(std::string_view query) {
+  handshake_query q;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const auto part = query.substr(0, amp);
+    const auto eq = part.find('=');
+    const auto key = part.substr(0, eq);
+    const auto value = eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1);
+    if (key == "EIO") {
+      q.eio = value;
+    } else if (key == "transport") {
+      q.transport = value;
+    } else if (key == "sid") {
+      q.sid = value;
+      q.has_sid = true;
+    }
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return q;
+}
+
 }  // namespace mixerd::sio

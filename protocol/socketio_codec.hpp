@@ -101,4 +101,14 @@ std::string connect_error_message(std::string_view message);  // 44{"message":"â
 // depth would let a 1 MB payload of '[' overflow the stack later.
 inline constexpr int max_json_depth = 64;
 
+// The Engine.IO parameters of a request's query string (`EIO`, `transport`, `sid`); other
+// parameters (`t`, ...) are ignored. Values are taken as sent (they are never percent-encoded).
+struct handshake_query {
+  std::string eio;
+  std::string transport;
+  std::string sid;
+  bool has_sid = false;
+};
+handshake_query parse_handshake_query(std::string_view query);
+
 }  // namespace mixerd::sio

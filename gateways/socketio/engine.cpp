@@ -29,35 +29,6 @@ constexpr auto upgrade_check_delay = std::chrono::milliseconds(100);
 using headers = std::vector<std::pair<std::string, std::string>>;
 using packet_ptr = std::shared_ptr<const std::string>;
 
-struct query_params {
-  std::string eio;
-  std::string transport;
-  std::string sid;
-  bool has_sid = false;
-};
-
-query_params parse_query(std::string_view query) {
-  query_params q;
-  while (!query.empty()) {
-    const auto amp = query.find('&');
-    const auto part = query.substr(0, amp);
-    const auto eq = part.find('=');
-    const auto key = part.substr(0, eq);
-    const auto value = eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1);
-    if (key == "EIO") {
-      q.eio = value;
-    } else if (key == "transport") {
-      q.transport = value;
-    } else if (key == "sid") {
-      q.sid = value;
-      q.has_sid = true;
-    }
-    if (amp == std::string_view::npos) break;
-    query.remove_prefix(amp + 1);
-  }
-  return q;
-}
-
 http::response error_response(int code, headers cors) {
   http::response r;
   r.status = 400;
@@ -232,7 +203,7 @@ void engine::core::handle_request(http::request&& req, http::responder respond) 
     res.status = 503;
     return respond(std::move(res));
   }
-  const auto q = parse_query(req.query);
+  const auto q = sio::parse_handshake_query(req.query);
   if (q.transport != "polling" && q.transport != "websocket")
     return respond(error_response(sio::err_transport_unknown, std::move(cors)));
   if (q.has_sid) {
@@ -359,7 +330,7 @@ std::optional<http::websocket_events> engine::core::upgrade(const http::request&
     refusal.status = 503;
     return std::nullopt;
   }
-  const auto q = parse_query(req.query);
+  const auto q = sio::parse_handshake_query(req.query);
   if (q.transport != "polling" && q.transport != "websocket") {
     refusal = error_response(sio::err_transport_unknown, std::move(cors));
     return std::nullopt;

@@ -408,3 +408,15 @@ TEST_CASE("mutated packets never throw") {
   }
   CHECK(accepted > 0);
 }
+
+TEST_CASE("handshake query keeps EIO transport and sid and ignores the rest") {
+  auto q = mixerd::sio::parse_handshake_query("EIO=4&transport=polling&t=330o7ajx&sid=abc_-1");
+  CHECK(q.eio == "4");
+  CHECK(q.transport == "polling");
+  CHECK(q.has_sid);
+  CHECK(q.sid == "abc_-1");
+  auto first = mixerd::sio::parse_handshake_query("transport=websocket&EIO=4");
+  CHECK(first.transport == "websocket");
+  CHECK_FALSE(first.has_sid);
+  CHECK(mixerd::sio::parse_handshake_query("").eio.empty());
+}
