@@ -192,6 +192,16 @@ class Daemon:
         return self.proc.returncode
 
 
+def make_cert_pair(certs_dir, name="controller"):
+    """A self-signed certificate and key for localhost in certs_dir; returns their paths."""
+    os.makedirs(certs_dir, exist_ok=True)
+    crt, key = os.path.join(certs_dir, name + ".crt"), os.path.join(certs_dir, name + ".key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=localhost", "-keyout", key, "-out", crt],
+                   check=True, capture_output=True)
+    return crt, key
+
+
 def http(method, url, body=None, headers=None, timeout=5):
     """Returns (status, parsed JSON or raw text, headers)."""
     data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()

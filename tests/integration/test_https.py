@@ -5,16 +5,7 @@ import ssl
 import subprocess
 import urllib.request
 
-from conftest import MIXERD_BIN
-
-
-def make_pair(certs_dir, name="controller"):
-    os.makedirs(certs_dir, exist_ok=True)
-    crt, key = os.path.join(certs_dir, name + ".crt"), os.path.join(certs_dir, name + ".key")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                    "-subj", "/CN=localhost", "-keyout", key, "-out", crt],
-                   check=True, capture_output=True)
-    return crt, key
+from conftest import MIXERD_BIN, make_cert_pair
 
 
 def tls_get(url, cafile, headers=None):
@@ -26,7 +17,7 @@ def tls_get(url, cafile, headers=None):
 
 
 def test_controller_serves_https_with_a_cert_pair(daemon_factory, data_dir):
-    crt, _ = make_pair(os.path.join(data_dir, "certs"))
+    crt, _ = make_cert_pair(os.path.join(data_dir, "certs"))
     d = daemon_factory("--serial", "none")
     d.wait_log("HTTPS on the controller")
     assert any("controller listening on" in l and "(https://" in l for l in d.log)
@@ -39,7 +30,7 @@ def test_controller_serves_https_with_a_cert_pair(daemon_factory, data_dir):
 
 
 def test_login_cookie_is_secure_under_https(daemon_factory, data_dir):
-    crt, _ = make_pair(os.path.join(data_dir, "certs"))
+    crt, _ = make_cert_pair(os.path.join(data_dir, "certs"))
     r = subprocess.run([MIXERD_BIN, "set-password", "admin", "--data-dir", data_dir],
                        input="pw\n", capture_output=True, text=True, timeout=30)
     assert r.returncode == 0
@@ -62,7 +53,7 @@ def run(*args):
 def test_half_a_pair_stops_start_up(tmp_path):
     data = tmp_path / "d"
     certs = data / "certs"
-    make_pair(str(certs))
+    make_cert_pair(str(certs))
     (certs / "controller.key").unlink()
     r = run("--data-dir", str(data), "--serial", "none", "--controller-port", "0")
     assert r.returncode == 2 and "no .key file" in r.stderr and str(certs) in r.stderr
@@ -71,8 +62,8 @@ def test_half_a_pair_stops_start_up(tmp_path):
 def test_broken_pair_stops_start_up(tmp_path):
     data = tmp_path / "d"
     certs = data / "certs"
-    make_pair(str(certs), "a")
-    other_crt, other_key = make_pair(str(tmp_path / "other"), "b")
+    make_cert_pair(str(certs), "a")
+    other_crt, other_key = make_cert_pair(str(tmp_path / "other"), "b")
     os.replace(other_key, certs / "a.key")  # a key that does not belong to the certificate
     r = run("--data-dir", str(data), "--serial", "none", "--controller-port", "0")
     assert r.returncode == 2 and ("a.key" in r.stderr or "a.crt" in r.stderr), r.stderr

@@ -3,14 +3,13 @@ transport: Debian's python-socketio 5 and socket.io-client 4 from npm, each poll
 websocket-only and default (polling, then the upgrade)."""
 import json
 import os
-import subprocess
 import threading
 import time
 
 import pytest
 import socketio
 
-from conftest import get_json, http, wait_until
+from conftest import get_json, http, make_cert_pair, wait_until
 from socketio_support import STATE_KEYS, TRANSPORTS, NodeClient
 from socketio_support import clients  # noqa: F401 (a fixture)
 
@@ -119,11 +118,7 @@ def test_client_stays_connected_across_pings(fast_pings, clients, kind, transpor
 def test_node_client_over_https(daemon_factory, data_dir, transport):
     # python-socketio 5.7 is left out: its websocket client is known to drop TLS connections
     # now and then (shared/reference/socketio-wire.md); the server side is the same.
-    certs = os.path.join(data_dir, "certs")
-    os.makedirs(certs)
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                    "-subj", "/CN=localhost", "-keyout", os.path.join(certs, "c.key"),
-                    "-out", os.path.join(certs, "c.crt")], check=True, capture_output=True)
+    make_cert_pair(os.path.join(data_dir, "certs"))
     daemon = daemon_factory("--serial", "none")
     url = f"https://127.0.0.1:{daemon.ports['controller']}"
     c = NodeClient(url, transport, insecure="1")
@@ -142,11 +137,7 @@ def test_python_client_over_https_polling(daemon_factory, data_dir, monkeypatch)
     # reference notes that requests' CA-bundle variables defeat ssl_verify=False for polling.
     monkeypatch.delenv("REQUESTS_CA_BUNDLE", raising=False)
     monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
-    certs = os.path.join(data_dir, "certs")
-    os.makedirs(certs)
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                    "-subj", "/CN=localhost", "-keyout", os.path.join(certs, "c.key"),
-                    "-out", os.path.join(certs, "c.crt")], check=True, capture_output=True)
+    make_cert_pair(os.path.join(data_dir, "certs"))
     daemon = daemon_factory("--serial", "none")
     url = f"https://127.0.0.1:{daemon.ports['controller']}"
     sio = socketio.Client(reconnection=False, ssl_verify=False)
