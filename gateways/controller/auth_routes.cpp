@@ -15,12 +15,6 @@ using http::json_response;
 
 constexpr std::size_t max_credential_bytes = 1024;
 
-auto unavailable(http::responder respond) {
-  return [respond = std::move(respond)](caf::error&) {
-    respond(controller_error(503, "The daemon is shutting down"));
-  };
-}
-
 // HttpOnly keeps scripts away from it; SameSite=Lax keeps other sites from riding on it.
 std::string session_cookie_header(const std::string& id, int max_age, bool tls) {
   std::string c = std::string(session_cookie) + "=" + id + "; Path=/; HttpOnly; SameSite=Lax";
@@ -30,6 +24,12 @@ std::string session_cookie_header(const std::string& id, int max_age, bool tls) 
 }
 
 }  // namespace
+
+std::function<void(caf::error&)> unavailable(http::responder respond) {
+  return [respond = std::move(respond)](caf::error&) {
+    respond(controller_error(503, "The daemon is shutting down"));
+  };
+}
 
 std::string cookie_value(const http::request& req, std::string_view name) {
   std::string_view cookies = req.header("Cookie");

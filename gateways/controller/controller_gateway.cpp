@@ -134,9 +134,7 @@ void dispatch(caf::event_based_actor* self, const controller_targets& targets, h
               return respond(controller_error(401, "Authentication required"));
             run(*held, std::move(respond), std::move(session));
           },
-          [respond](caf::error&) {
-            respond(controller_error(503, "The daemon is shutting down"));
-          });
+          controller::unavailable(respond));
 }
 
 }  // namespace

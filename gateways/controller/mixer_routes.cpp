@@ -19,12 +19,6 @@ constexpr std::size_t max_label_bytes = 64;
 constexpr std::size_t max_app_names = 32;
 constexpr std::size_t max_app_name_bytes = 256;
 
-auto unavailable(http::responder respond) {
-  return [respond = std::move(respond)](caf::error&) {
-    respond(controller_error(503, "The daemon is shutting down"));
-  };
-}
-
 // Asks the mixer for a snapshot and answers with `view` of it.
 template <class View>
 void read_mixer(route_call& call, View view) {

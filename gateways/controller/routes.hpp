@@ -1,7 +1,9 @@
 // Internal to the controller gateway: one request on its way through a route.
 #pragma once
 
+#include <caf/error.hpp>
 #include <caf/event_based_actor.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,9 @@ void post_master_volume(route_call& call);
 void get_auth_status(route_call& call);
 void post_login(route_call& call);
 void post_logout(route_call& call);
+
+// The error handler of a request to an actor: an actor that is gone means the daemon stops.
+std::function<void(caf::error&)> unavailable(http::responder respond);
 
 // Name of the session cookie (interfaces.md).
 inline constexpr std::string_view session_cookie = "controller_session";
