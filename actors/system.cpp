@@ -2,7 +2,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/audio/audio_backend.hpp"
+#include "actors/audio/audio_actor.hpp"
 #include "actors/auth/auth_actor.hpp"
 #include "actors/device/device_actor.hpp"
 #include "actors/hub/hub_actor.hpp"
@@ -24,9 +24,13 @@ actor_handles spawn_actors(caf::actor_system& sys, const actor_options& options)
   h.hub = sys.spawn(hub_actor, limits::hub_max_subscribers);
   h.settings = sys.spawn(settings_actor, options.paths, options.settings);
   h.device = sys.spawn(device_actor, device_config{options.io, options.serial, h.hub});
-  std::shared_ptr<audio_backend> audio = make_detached_backend();
+  auto initial = mixer_from_settings(options.settings);
+  audio_config audio{h.hub, initial, {}};
+  for (int i = 0; i < limits::slider_count; ++i)
+    audio.enforce[i] = initial.sliders[i].enforce_volume;
+  h.audio = sys.spawn(audio_actor, std::move(audio));
   h.mixer =
-      sys.spawn(mixer_actor, mixer_wiring{h.device, h.hub, h.settings, audio}, options.settings);
+      sys.spawn(mixer_actor, mixer_wiring{h.device, h.hub, h.settings, h.audio}, options.settings);
   h.auth = sys.spawn(auth_actor, h.settings, options.settings);
   return h;
 }
@@ -35,9 +39,9 @@ void shutdown_actors(caf::actor_system& sys, const actor_handles& actors, const 
   caf::scoped_actor self{sys};
   // Producers first: once they are gone, every change they made is already queued at the
   // settings actor, ahead of the flush below.
-  for (const auto& a : {extra, actors.device, actors.mixer, actors.auth})
+  for (const auto& a : {extra, actors.device, actors.mixer, actors.audio, actors.auth})
     self->send_exit(a, caf::exit_reason::user_shutdown);
-  self->wait_for(extra, actors.device, actors.mixer, actors.auth);
+  self->wait_for(extra, actors.device, actors.mixer, actors.audio, actors.auth);
   self->request(actors.settings, caf::infinite, caf::flush_atom_v)
       .receive([](bool) {}, [](caf::error&) {});
   for (const auto& a : {actors.settings, actors.hub})

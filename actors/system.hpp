@@ -23,6 +23,7 @@ struct actor_handles {
   caf::actor settings;
   caf::actor device;
   caf::actor mixer;
+  caf::actor audio;
   caf::actor auth;
 };
 

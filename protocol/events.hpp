@@ -35,6 +35,11 @@ struct device_status_change {
   bool connected = false;
   std::string port;
 };
+// The `audio_status` event: an audio server was attached or lost (`server` names it).
+struct audio_status_change {
+  bool connected = false;
+  std::string server;
+};
 // A device line no codec rule understood (boot chatter, newer firmware); for plugins.
 struct serial_raw {
   std::string line;
@@ -45,7 +50,8 @@ struct device_input {
 };
 
 using event = std::variant<slider_change, assignment_change, mute_change, volume_change,
-                           profile_change, device_status_change, serial_raw, device_input>;
+                           profile_change, device_status_change, audio_status_change, serial_raw,
+                           device_input>;
 
 // The Socket.IO event name, e.g. "slider_change"; internal events have names too.
 std::string_view event_name(const event& e);

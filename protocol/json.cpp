@@ -14,6 +14,7 @@ std::string_view event_name(const event& e) {
         if constexpr (std::is_same_v<T, volume_change>) return "volume_change";
         if constexpr (std::is_same_v<T, profile_change>) return "profile_change";
         if constexpr (std::is_same_v<T, device_status_change>) return "device_status";
+        if constexpr (std::is_same_v<T, audio_status_change>) return "audio_status";
         if constexpr (std::is_same_v<T, serial_raw>) return "serial_raw";
         if constexpr (std::is_same_v<T, device_input>) return "device_input";
       },
@@ -33,7 +34,8 @@ json slider_to_json(int index, const slider_state& s) {
           {"value", s.value},
           {"assignment", to_json(s.assigned)},
           {"label", s.label},
-          {"muted", s.muted}};
+          {"muted", s.muted},
+          {"enforce_volume", s.enforce_volume}};
 }
 
 json sliders_to_json(const mixer_snapshot& m) {
@@ -77,6 +79,8 @@ json event_payload(const event& e) {
           return {{"profile", ev.profile}};
         } else if constexpr (std::is_same_v<T, device_status_change>) {
           return {{"connected", ev.connected}, {"port", ev.port}};
+        } else if constexpr (std::is_same_v<T, audio_status_change>) {
+          return {{"connected", ev.connected}, {"server", ev.server}};
         } else if constexpr (std::is_same_v<T, serial_raw>) {
           return {{"data", ev.line}};
         } else {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "protocol/audio.hpp"
 #include "protocol/device_codec.hpp"
 #include "protocol/events.hpp"
 #include "protocol/requests.hpp"
@@ -41,6 +42,16 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toggle_mute)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::set_master_volume)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::assignment)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::audio_sessions)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::audio_slider_target)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::audio_slider_level)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::audio_master_level)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::master_observed)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::pulse_link)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::pulse_defaults)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::pulse_device)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::pulse_stream)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::pulse_stream_gone)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::pulse_op_done)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::auth_check)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::auth_state)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::login_attempt)
@@ -61,6 +72,16 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::toggle_mute))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::set_master_volume))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::assignment))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::audio_sessions))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::audio_slider_target))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::audio_slider_level))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::audio_master_level))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::master_observed))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::pulse_link))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::pulse_defaults))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::pulse_device))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::pulse_stream))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::pulse_stream_gone))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::pulse_op_done))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::auth_check))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::auth_state))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::login_attempt))
@@ -76,5 +97,6 @@ CAF_ADD_ATOM(mixerd, mixerd, watch_atom, "watch")
 CAF_ADD_ATOM(mixerd, mixerd, retry_atom, "retry")
 CAF_ADD_ATOM(mixerd, mixerd, keepalive_atom, "keepalive")
 CAF_ADD_ATOM(mixerd, mixerd, sessions_atom, "sessions")
+CAF_ADD_ATOM(mixerd, mixerd, recheck_atom, "recheck")
 
 CAF_END_TYPE_ID_BLOCK(mixerd)

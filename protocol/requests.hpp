@@ -20,6 +20,7 @@ struct set_slider_assignment {
   int index = 0;
   assignment assigned;
   std::optional<std::string> label;
+  std::optional<bool> enforce_volume;
 };
 // -> bool (muted after the toggle); index 0-3 or protocol::master_index
 struct toggle_mute {
@@ -28,6 +29,30 @@ struct toggle_mute {
 // -> int (the volume now in effect)
 struct set_master_volume {
   int volume = 0;
+};
+
+// ---- Mixer -> audio actor: the desired state (the audio actor applies it and keeps it) ---------
+// What slider `index` (0-3) controls; `enforce` sets back a stream that changes its own volume.
+struct audio_slider_target {
+  int index = 0;
+  assignment assigned;
+  bool enforce = true;
+};
+// Where slider `index` is and whether its mute is on.
+struct audio_slider_level {
+  int index = 0;
+  int volume = 0;
+  bool muted = false;
+};
+// Master volume and master mute (the default sink).
+struct audio_master_level {
+  int volume = 0;
+  bool muted = false;
+};
+// Audio actor -> its watchers (the mixer): the default sink was changed outside mixerd.
+struct master_observed {
+  int volume = 0;
+  bool muted = false;
 };
 
 // An application playing audio, as the audio server names it.

@@ -70,6 +70,8 @@ std::optional<problem> check_sliders(const json& s) {
         return problem{base + ".assignment." + why.substr(0, space), why.substr(space + 1)};
       }
     }
+    if (auto e = slider.find("enforce_volume"); e != slider.end() && !e->is_boolean())
+      return problem{base + ".enforce_volume", "must be true or false"};
   }
   return std::nullopt;
 }

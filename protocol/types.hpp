@@ -33,6 +33,8 @@ struct slider_state {
   assignment assigned;
   std::string label;
   bool muted = false;
+  // Set back an app stream that changes its own volume (settings and assignment requests).
+  bool enforce_volume = true;
 };
 
 struct mute_states {

@@ -6,10 +6,12 @@ set -euo pipefail
 
 build_packages=(build-essential cmake pkg-config ccache
   libcaf-dev libboost-dev libssl-dev libcpp-httplib-dev nlohmann-json3-dev libserialport-dev
-  doctest-dev)
+  libpulse-dev doctest-dev)
 # The integration tests drive the Socket.IO server with Debian's python-socketio (requests for
-# polling, websocket-client for websocket) and with socket.io-client from npm (node).
-test_packages=(python3 python3-pytest python3-socketio python3-websocket python3-requests nodejs npm openssl)
+# polling, websocket-client for websocket) and with socket.io-client from npm (node). The audio
+# tests run a real PulseAudio daemon and check it with pactl (pulseaudio-utils).
+test_packages=(python3 python3-pytest python3-socketio python3-websocket python3-requests nodejs npm openssl
+  pulseaudio pulseaudio-utils)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-}" == "--with-tests" ]]; then wanted+=("${test_packages[@]}"); fi

@@ -30,10 +30,28 @@ protocol::cmd_vol vol_command(const mixer_snapshot& mix, int i) {
   return {i, mix.sliders[i].label, mix.sliders[i].value};
 }
 
+// The audio actor gets every change of what the server should play.
+void audio_level(self_ptr self, int i) {
+  const auto& s = self->state.mix.sliders[i];
+  self->send(self->state.audio, audio_slider_level{i, s.value, s.muted});
+}
+
+void audio_target(self_ptr self, int i) {
+  const auto& s = self->state.mix.sliders[i];
+  self->send(self->state.audio, audio_slider_target{i, s.assigned, s.enforce_volume});
+}
+
+void audio_master(self_ptr self) {
+  const auto& mix = self->state.mix;
+  self->send(self->state.audio, audio_master_level{mix.master_volume, mix.mutes.master});
+}
+
 void persist_sliders(self_ptr self) {
   auto list = nlohmann::json::array();
   for (const auto& s : self->state.mix.sliders)
-    list.push_back({{"label", s.label}, {"assignment", json::to_json(s.assigned)}});
+    list.push_back({{"label", s.label},
+                    {"assignment", json::to_json(s.assigned)},
+                    {"enforce_volume", s.enforce_volume}});
   self->send(self->state.settings, caf::put_atom_v, std::string("sliders"), std::move(list));
 }
 
@@ -57,8 +75,7 @@ void on_slider(self_ptr self, const protocol::dev_slider& in) {
   auto& slider = self->state.mix.sliders[in.index];
   if (slider.value == in.value) return;
   slider.value = in.value;
-  if (slider.assigned.type != assignment_type::unassigned)
-    self->state.audio->set_volume(slider.assigned, in.value);
+  audio_level(self, in.index);
   // The device knows where its own slider is: nothing goes back.
   publish(self, slider_change{in.index + 1, in.value});
 }
@@ -67,12 +84,11 @@ void set_mute(self_ptr self, int index, bool muted) {
   auto& mix = self->state.mix;
   if (index == protocol::master_index) {
     mix.mutes.master = muted;
-    self->state.audio->set_master_mute(muted);
+    audio_master(self);
   } else {
     mix.mutes.individual[index] = muted;
     mix.sliders[index].muted = muted;
-    if (mix.sliders[index].assigned.type != assignment_type::unassigned)
-      self->state.audio->set_mute(mix.sliders[index].assigned, muted);
+    audio_level(self, index);
   }
   to_device(self, protocol::cmd_mute{index, muted});
   publish(self, mute_change{index == protocol::master_index ? index : index + 1, muted});
@@ -85,6 +101,15 @@ void on_mute_press(self_ptr self, const protocol::dev_mute_press& in) {
   set_mute(self, in.index, !now);
 }
 
+// The device and the clients learn the new master volume; the settings keep it.
+void master_volume_changed(self_ptr self) {
+  int volume = self->state.mix.master_volume;
+  to_device(self, protocol::cmd_master{volume});
+  publish(self, volume_change{volume});
+  self->send(self->state.settings, caf::put_atom_v, std::string("master_volume"),
+             nlohmann::json(volume));
+}
+
 void change_master_volume(self_ptr self, int volume) {
   auto& mix = self->state.mix;
   volume = clamp_volume(volume);
@@ -94,11 +119,24 @@ void change_master_volume(self_ptr self, int volume) {
     return;
   }
   mix.master_volume = volume;
-  self->state.audio->set_master_volume(volume);
-  to_device(self, protocol::cmd_master{volume});
-  publish(self, volume_change{volume});
-  self->send(self->state.settings, caf::put_atom_v, std::string("master_volume"),
-             nlohmann::json(volume));
+  audio_master(self);
+  master_volume_changed(self);
+}
+
+// Someone changed the default sink outside mixerd: that is the state now. The audio server
+// already has it, so nothing goes back to the audio actor.
+void on_master_observed(self_ptr self, const master_observed& seen) {
+  auto& mix = self->state.mix;
+  if (seen.volume != mix.master_volume) {
+    mix.master_volume = clamp_volume(seen.volume);
+    master_volume_changed(self);
+  }
+  if (seen.muted != mix.mutes.master) {
+    mix.mutes.master = seen.muted;
+    to_device(self, protocol::cmd_mute{protocol::master_index, seen.muted});
+    publish(self, mute_change{protocol::master_index, seen.muted});
+    persist_mutes(self);
+  }
 }
 
 // A value set through the API: unlike a device report, the device must be told.
@@ -107,8 +145,7 @@ int set_slider(self_ptr self, const set_slider_value& req) {
   int value = clamp_volume(req.value);
   if (slider.value != value) {
     slider.value = value;
-    if (slider.assigned.type != assignment_type::unassigned)
-      self->state.audio->set_volume(slider.assigned, value);
+    audio_level(self, req.index);
     to_device(self, vol_command(self->state.mix, req.index));
     publish(self, slider_change{req.index + 1, value});
   }
@@ -118,14 +155,14 @@ int set_slider(self_ptr self, const set_slider_value& req) {
 assignment assign_slider(self_ptr self, const set_slider_assignment& req) {
   auto& slider = self->state.mix.sliders[req.index];
   const std::string& label = req.label ? *req.label : slider.label;
-  if (slider.assigned == req.assigned && slider.label == label) return slider.assigned;
+  bool enforce = req.enforce_volume ? *req.enforce_volume : slider.enforce_volume;
+  if (slider.assigned == req.assigned && slider.label == label && slider.enforce_volume == enforce)
+    return slider.assigned;
   slider.assigned = req.assigned;
   slider.label = label;
+  slider.enforce_volume = enforce;
   // Desired state: the newly assigned target takes the slider's position and mute at once.
-  if (slider.assigned.type != assignment_type::unassigned) {
-    self->state.audio->set_volume(slider.assigned, slider.value);
-    self->state.audio->set_mute(slider.assigned, slider.muted);
-  }
+  audio_target(self, req.index);
   to_device(self, vol_command(self->state.mix, req.index));
   publish(self, assignment_change{req.index + 1, slider.assigned, slider.label});
   persist_sliders(self);
@@ -150,9 +187,13 @@ void on_settings_reloaded(self_ptr self, const nlohmann::json& settings) {
   for (int i = 0; i < limits::slider_count; ++i) {
     auto& cur = mix.sliders[i];
     const auto& next = fresh.sliders[i];
-    if (cur.label == next.label && cur.assigned == next.assigned) continue;
+    if (cur.label == next.label && cur.assigned == next.assigned &&
+        cur.enforce_volume == next.enforce_volume)
+      continue;
     cur.label = next.label;
     cur.assigned = next.assigned;
+    cur.enforce_volume = next.enforce_volume;
+    audio_target(self, i);
     to_device(self, vol_command(mix, i));
     publish(self, assignment_change{i + 1, cur.assigned, cur.label});
   }
@@ -180,6 +221,8 @@ mixer_snapshot mixer_from_settings(const nlohmann::json& settings) {
         std::string why;
         if (auto parsed = json::assignment_from_json(*a, why)) mix.sliders[i].assigned = *parsed;
       }
+      if (auto e = s.find("enforce_volume"); e != s.end() && e->is_boolean())
+        mix.sliders[i].enforce_volume = e->get<bool>();
     }
   }
   if (auto it = settings.find("mutes"); it != settings.end() && it->is_object()) {
@@ -204,22 +247,21 @@ caf::behavior mixer_actor(caf::stateful_actor<mixer_state>* self, mixer_wiring w
   st.hub = std::move(wiring.hub);
   st.settings = std::move(wiring.settings);
   st.audio = std::move(wiring.audio);
-  st.mix.audio_connected = st.audio->attached();
-  log::info(component, "audio: ", st.audio->describe());
   self->send(st.hub, caf::subscribe_atom_v, caf::actor_cast<caf::actor>(self));
   self->send(st.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
+  self->send(st.audio, watch_atom_v, caf::actor_cast<caf::actor>(self));
   return {
-      [self](caf::get_atom) {
-        self->state.mix.audio_connected = self->state.audio->attached();
-        return self->state.mix;
-      },
+      [self](caf::get_atom) { return self->state.mix; },
       [self](const event& e) {
         if (auto in = std::get_if<device_input>(&e)) {
           on_device_input(self, in->input);
         } else if (auto status = std::get_if<device_status_change>(&e)) {
           if (status->connected) push_all(self);
+        } else if (auto audio = std::get_if<audio_status_change>(&e)) {
+          self->state.mix.audio_connected = audio->connected;
         }
       },
+      [self](const master_observed& seen) { on_master_observed(self, seen); },
       [self](const settings_reloaded& reloaded) { on_settings_reloaded(self, reloaded.settings); },
       [self](const set_slider_value& req) { return set_slider(self, req); },
       [self](const set_slider_assignment& req) { return assign_slider(self, req); },
@@ -232,7 +274,6 @@ caf::behavior mixer_actor(caf::stateful_actor<mixer_state>* self, mixer_wiring w
         change_master_volume(self, req.volume);
         return self->state.mix.master_volume;
       },
-      [self](caf::get_atom, sessions_atom) { return self->state.audio->sessions(); },
   };
 }
 

@@ -1,26 +1,26 @@
 // The mixer actor owns the sliders (value, assignment, label), the four mutes and the master
-// mute, and the master volume. Device input and (later) API requests change them; it applies
-// the result through the audio backend, tells the device what it cannot know itself, publishes
-// the change on the hub and persists what must survive a restart (labels, assignments, mutes,
-// master volume) through the settings actor.
+// mute, and the master volume. Device input and API requests change them; it hands the result
+// to the audio actor (which applies it to the audio server), tells the device what it cannot
+// know itself, publishes the change on the hub and persists what must survive a restart
+// (labels, assignments, mutes, master volume) through the settings actor. Outside changes of
+// the default sink come back from the audio actor as master_observed and become state too.
 //
 // Messages:
 //   (get_atom)            -> mixer_snapshot
-//   event                 from the hub: device_input, device_status_change
+//   event                 from the hub: device_input, device_status_change; from the audio
+//                         actor: audio_status_change
+//   master_observed       from the audio actor: the default sink changed outside mixerd
 //   settings_reloaded     from the settings actor after SIGHUP
 //   set_slider_value      -> int         API: the device is told (VOL), unlike a device report
 //   set_slider_assignment -> assignment  persisted; assignment_change published
 //   toggle_mute           -> bool        the resulting mute
 //   set_master_volume     -> int
-//   (get_atom, sessions_atom) -> audio_sessions
 #pragma once
 
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
-#include <memory>
 #include <nlohmann/json.hpp>
 
-#include "actors/audio/audio_backend.hpp"
 #include "protocol/types.hpp"
 
 namespace mixerd {
@@ -30,7 +30,7 @@ struct mixer_state {
   caf::actor device;
   caf::actor hub;
   caf::actor settings;
-  std::shared_ptr<audio_backend> audio;
+  caf::actor audio;
   static inline const char* name = "mixer";
 };
 
@@ -38,7 +38,7 @@ struct mixer_wiring {
   caf::actor device;
   caf::actor hub;
   caf::actor settings;
-  std::shared_ptr<audio_backend> audio;
+  caf::actor audio;
 };
 
 // Reads the persisted part of the mixer (sliders, mutes, master_volume) from settings.

@@ -15,6 +15,7 @@ struct controller_targets {
   caf::actor device;
   caf::actor mixer;
   caf::actor auth;
+  caf::actor audio;
   bool tls = false;  // the listener serves HTTPS (cookies get Secure)
 };
 

@@ -90,11 +90,16 @@ void post_assignment(route_call& call) {
   for (const auto& name : parsed->names)
     if (name.size() > max_app_name_bytes)
       return call.respond(controller_error(400, "names must be at most 256 bytes each"));
-  set_slider_assignment req{call.params[0] - 1, std::move(*parsed), std::nullopt};
+  set_slider_assignment req{call.params[0] - 1, std::move(*parsed), std::nullopt, std::nullopt};
   if (body->contains("label")) {
     auto label = validation::string_field(*body, "label", max_label_bytes, error);
     if (!label) return call.respond(controller_error(400, error));
     req.label = std::move(*label);
+  }
+  if (body->contains("enforce_volume")) {
+    auto enforce = validation::bool_field(*body, "enforce_volume", true, error);
+    if (!enforce) return call.respond(controller_error(400, error));
+    req.enforce_volume = *enforce;
   }
   call.self->request(call.targets.mixer, caf::infinite, std::move(req))
       .then(
@@ -105,7 +110,7 @@ void post_assignment(route_call& call) {
 }
 
 void get_audio_sessions(route_call& call) {
-  call.self->request(call.targets.mixer, caf::infinite, caf::get_atom_v, sessions_atom_v)
+  call.self->request(call.targets.audio, caf::infinite, caf::get_atom_v, sessions_atom_v)
       .then(
           [respond = call.respond](const audio_sessions& sessions) {
             auto list = nlohmann::json::array();

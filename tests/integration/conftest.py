@@ -19,6 +19,9 @@ import urllib.request
 import pytest
 
 MIXERD_BIN = os.environ.get("MIXERD_BIN", os.path.join(os.path.dirname(__file__), "../../build/release/tools/mixerd"))
+# No daemon under test may reach the user's own audio server: tests that want one start a
+# private PulseAudio (audio_support.py) and pass its PULSE_SERVER.
+NO_AUDIO_SERVER = "unix:/nonexistent/mixerd-tests/pulse/native"
 LISTEN_RE = re.compile(r"(controller|notification API|plant store) listening on \S+:(\d+)")
 
 
@@ -135,7 +138,7 @@ class Daemon:
         self.data_dir = data_dir
         self.args = ["--data-dir", data_dir, "--bind", "127.0.0.1", "--controller-port", "0",
                      "--toast-port", "0", "--plants-port", "0", *args]
-        self.env = dict(os.environ, **(env or {}))
+        self.env = {**os.environ, "PULSE_SERVER": NO_AUDIO_SERVER, **(env or {})}
         self.proc = None
         self.ports = {}
         self.log = []

@@ -165,7 +165,8 @@ int run_daemon(const cli::options& opts) {
 
   auto actors = spawn_actors(sys, {&io, serial, paths, settings});
   auto controller = sys.spawn(controller_gateway, controller_targets{actors.device, actors.mixer,
-                                                                     actors.auth, tls.enabled()});
+                                                                     actors.auth, actors.audio,
+                                                                     tls.enabled()});
   // Declared after `io`: destroyed before it, and its answers are posted there.
   socketio::service socket_io(sys, io, {actors.hub, actors.device, actors.mixer, actors.auth},
                               socketio::options_from_settings(settings, tls.enabled()));

@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "actors/audio/audio_backend.hpp"
 #include "protocol/device_codec.hpp"
 #include "protocol/json.hpp"
 #include "protocol/messages.hpp"
@@ -30,27 +29,41 @@ namespace protocol = mixerd::protocol;
 
 namespace {
 
-// The mixer with three scoped actors standing in for the device, the hub and the settings
-// actor, so that every message it sends is observed.
+// The mixer with four scoped actors standing in for the device, the hub, the settings actor and
+// the audio actor, so that every message it sends is observed.
 struct mixer_fixture : mixerd::test::actor_fixture {
   caf::scoped_actor device{sys};
   caf::scoped_actor hub{sys};
   caf::scoped_actor settings{sys};
+  caf::scoped_actor audio{sys};
   caf::actor mixer;
 
   // Spawns the mixer and takes its subscribe and watch messages.
   void start(const json& initial = json::object()) {
     mixer = spawn(mixerd::mixer_actor,
                   mixerd::mixer_wiring{caf::actor{device}, caf::actor{hub}, caf::actor{settings},
-                                       mixerd::make_detached_backend()},
+                                       caf::actor{audio}},
                   initial);
     caf::actor subscribed;
     caf::actor watcher;
+    caf::actor audio_watcher;
     REQUIRE(receive_within(hub, [&](caf::subscribe_atom, const caf::actor& a) { subscribed = a; }));
     REQUIRE(
         receive_within(settings, [&](mixerd::watch_atom, const caf::actor& a) { watcher = a; }));
+    REQUIRE(
+        receive_within(audio, [&](mixerd::watch_atom, const caf::actor& a) { audio_watcher = a; }));
     CHECK(subscribed == mixer);
     CHECK(watcher == mixer);
+    CHECK(audio_watcher == mixer);
+  }
+
+  // The next message the audio actor got, of type T.
+  template <class T>
+  T next_audio() {
+    T out;
+    REQUIRE_MESSAGE(receive_within(audio, [&](const T& m) { out = m; }),
+                    "the audio actor got nothing within 2 s");
+    return out;
   }
 
   // Device input and status arrive through the hub.
@@ -343,4 +356,67 @@ TEST_CASE_FIXTURE(mixer_fixture, "mixer applies mutes from reloaded settings") {
   CHECK(next_put().second == mutes({false, false, true, false}, false));
   expect_quiet(device);
   CHECK(snapshot().sliders[2].muted);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer hands slider levels, mutes and master to the audio actor") {
+  start();
+  from_device(protocol::dev_slider{2, 61});
+  auto level = next_audio<mixerd::audio_slider_level>();
+  CHECK(level.index == 2);
+  CHECK(level.volume == 61);
+  CHECK_FALSE(level.muted);
+  from_device(protocol::dev_mute_press{2});
+  level = next_audio<mixerd::audio_slider_level>();
+  CHECK(level.index == 2);
+  CHECK(level.volume == 61);
+  CHECK(level.muted);
+  from_device(protocol::dev_encoder_turn{-1});
+  auto master = next_audio<mixerd::audio_master_level>();
+  CHECK(master.volume == 48);
+  CHECK_FALSE(master.muted);
+  from_device(protocol::dev_mute_press{protocol::master_index});
+  master = next_audio<mixerd::audio_master_level>();
+  CHECK(master.volume == 48);
+  CHECK(master.muted);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer hands a new assignment and its enforce flag to audio") {
+  start();
+  mixerd::set_slider_assignment req{1, assignment{assignment_type::app, {"vlc"}}, std::nullopt,
+                                    false};
+  device->request(mixer, mixerd::test::wait_limit, req)
+      .receive([](const assignment&) {}, [](const caf::error&) {});
+  auto target = next_audio<mixerd::audio_slider_target>();
+  CHECK(target.index == 1);
+  CHECK(target.assigned.names == std::vector<std::string>{"vlc"});
+  CHECK_FALSE(target.enforce);
+  CHECK_FALSE(snapshot().sliders[1].enforce_volume);
+  auto put = next_put();
+  CHECK(put.first == "sliders");
+  CHECK(put.second[1]["enforce_volume"] == false);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture,
+                  "mixer takes an outside master change as state, not as a request") {
+  start();
+  audio->send(mixer, mixerd::master_observed{37, true});
+  CHECK(next_line() == "MASTER,37");
+  CHECK(as<volume_change>(next_published()).volume == 37);
+  CHECK(next_line() == "MUTE,MASTER,1");
+  auto mute = as<mute_change>(next_published());
+  CHECK(mute.index == protocol::master_index);
+  CHECK(mute.muted);
+  auto m = snapshot();
+  CHECK(m.master_volume == 37);
+  CHECK(m.mutes.master);
+  expect_quiet(audio);  // nothing echoed back to the audio server
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer reports the audio server link from audio_status events") {
+  start();
+  CHECK_FALSE(snapshot().audio_connected);
+  audio->send(mixer, event{mixerd::audio_status_change{true, "pulseaudio 16.1"}});
+  CHECK(snapshot().audio_connected);
+  hub->send(mixer, event{mixerd::audio_status_change{false, "pulseaudio 16.1"}});
+  CHECK_FALSE(snapshot().audio_connected);
 }

@@ -91,17 +91,19 @@ TEST_CASE("an assignment maps to JSON with names only for apps") {
   CHECK(mj::to_json(app_of({})) == json{{"type", "app"}, {"names", json::array()}});
 }
 
-TEST_CASE("slider_to_json has the Slider fields") {
+TEST_CASE("slider_to_json has the Slider fields and enforce_volume") {
   slider_state s;
   s.value = 57;
   s.assigned = app_of({"spotify"});
   s.label = "Music";
   s.muted = true;
+  s.enforce_volume = false;
   const json expected = {{"index", 2},
                          {"value", 57},
                          {"assignment", {{"type", "app"}, {"names", {"spotify"}}}},
                          {"label", "Music"},
-                         {"muted", true}};
+                         {"muted", true},
+                         {"enforce_volume", false}};
   CHECK(mj::slider_to_json(2, s) == expected);
 }
 

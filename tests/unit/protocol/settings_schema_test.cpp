@@ -118,6 +118,13 @@ TEST_CASE("validate checks slider labels") {
   CHECK(blamed(slider_with({{"label", 7}})) == "sliders[0].label");
 }
 
+TEST_CASE("validate checks the slider enforce_volume flag") {
+  CHECK(blamed(slider_with({{"enforce_volume", true}})).empty());
+  CHECK(blamed(slider_with({{"enforce_volume", false}})).empty());
+  CHECK(blamed(slider_with({{"enforce_volume", "yes"}})) == "sliders[0].enforce_volume");
+  CHECK(blamed(slider_with({{"enforce_volume", 1}})) == "sliders[0].enforce_volume");
+}
+
 TEST_CASE("validate checks slider assignments") {
   const std::vector<json> accepted = {
       {{"type", "unassigned"}},

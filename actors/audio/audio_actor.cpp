@@ -1,0 +1,319 @@
+#include "actors/audio/audio_actor.hpp"
+
+#include <algorithm>
+#include <caf/all.hpp>
+
+#include "actors/log.hpp"
+#include "protocol/messages.hpp"
+
+namespace mixerd {
+
+namespace {
+
+constexpr std::string_view component = "audio";
+constexpr auto first_retry = std::chrono::milliseconds(500);
+constexpr auto longest_retry = std::chrono::milliseconds(5000);
+// A stream that resets its own volume is set back at most this often per second; then once
+// more when the second is over, so that a fight costs little and still ends with our value.
+constexpr int max_corrections_per_second = 10;
+
+using self_ptr = caf::stateful_actor<audio_state>*;
+
+bool busy(self_ptr self, audio_object id) {
+  auto it = self->state.pending.find(id);
+  return it != self->state.pending.end() && it->second > 0;
+}
+
+// Sets volume and mute of one object where the mirror says they differ; the mirror then holds
+// the requested values until the server reports.
+void apply(self_ptr self, audio_object id, audio_mirror& m, int volume, bool muted) {
+  auto raw = audio::raw_volume(volume);
+  if (m.writable && (m.volume_min != raw || m.volume_max != raw)) {
+    self->state.client->set_volume(id, m.channels, raw);
+    ++self->state.pending[id];
+    m.volume_min = m.volume_max = raw;
+  }
+  if (m.muted != muted) {
+    self->state.client->set_mute(id, muted);
+    ++self->state.pending[id];
+    m.muted = muted;
+  }
+}
+
+bool differs(const audio_mirror& m, int volume, bool muted) {
+  auto raw = audio::raw_volume(volume);
+  return m.muted != muted || (m.writable && (m.volume_min != raw || m.volume_max != raw));
+}
+
+// The first slider whose app assignment covers the stream, or -1.
+int slider_of(const audio_state& st, const audio_stream_mirror& s) {
+  for (int i = 0; i < limits::slider_count; ++i)
+    if (audio::covers(st.sliders[i].assigned, s.app_name, s.binary)) return i;
+  return -1;
+}
+
+void apply_slider(self_ptr self, int i) {
+  auto& st = self->state;
+  if (!st.connected) return;
+  const auto& t = st.sliders[i];
+  switch (t.assigned.type) {
+    case assignment_type::unassigned:
+      break;
+    case assignment_type::system_default_output:
+      if (st.sink.known)
+        apply(self, {audio_object_kind::sink, st.sink.index}, st.sink, t.volume, t.muted);
+      break;
+    case assignment_type::system_default_input:
+      if (st.source.known)
+        apply(self, {audio_object_kind::source, st.source.index}, st.source, t.volume, t.muted);
+      break;
+    case assignment_type::app:
+      for (auto& [index, stream] : st.streams)
+        if (slider_of(st, stream) == i)
+          apply(self, {audio_object_kind::stream, index}, stream, t.volume, t.muted);
+      break;
+  }
+}
+
+void apply_master(self_ptr self) {
+  auto& st = self->state;
+  if (st.connected && st.sink.known)
+    apply(self, {audio_object_kind::sink, st.sink.index}, st.sink, st.master_volume,
+          st.master_muted);
+}
+
+void apply_sliders_of(self_ptr self, assignment_type type) {
+  for (int i = 0; i < limits::slider_count; ++i)
+    if (self->state.sliders[i].assigned.type == type) apply_slider(self, i);
+}
+
+void publish_status(self_ptr self) {
+  const auto& st = self->state;
+  event e{audio_status_change{st.connected, st.server}};
+  self->send(st.config.hub, caf::publish_atom_v, e);
+  for (const auto& w : st.watchers)
+    self->send(w, e);
+}
+
+void forget_server(self_ptr self) {
+  auto& st = self->state;
+  st.default_sink.clear();
+  st.default_source.clear();
+  st.sink = {};
+  st.source = {};
+  st.streams.clear();
+  st.pending.clear();
+}
+
+void on_link(self_ptr self, const pulse_link& link) {
+  auto& st = self->state;
+  if (link.connected) {
+    // Announced once the server info arrives (it names the server and the defaults).
+    forget_server(self);
+    st.push_sink = st.push_source = true;
+    st.backoff = std::chrono::milliseconds(0);
+    return;
+  }
+  forget_server(self);
+  if (st.connected) {
+    st.connected = false;
+    log::warn(component, "lost the audio server ", st.server, " (", link.detail,
+              "); reconnecting in the background");
+    publish_status(self);
+    st.told_unreachable = true;
+  } else if (!st.told_unreachable) {
+    log::warn(component, "no audio server reachable (", link.detail,
+              "); volumes are kept and applied once one is; retrying in the background");
+    st.told_unreachable = true;
+  } else {
+    log::debug(component, "audio server still not reachable: ", link.detail);
+  }
+  if (st.retry_pending) return;
+  st.retry_pending = true;
+  st.backoff = st.backoff.count() == 0 ? first_retry : std::min(st.backoff * 2, longest_retry);
+  self->delayed_send(self, st.backoff, retry_atom_v);
+}
+
+void on_defaults(self_ptr self, const pulse_defaults& d) {
+  auto& st = self->state;
+  if (d.sink != st.default_sink) {
+    // A new default output keeps its own volume and the master follows it (like a system volume
+    // indicator would); only after a (re)connect does the desired master win.
+    if (!st.default_sink.empty()) st.push_sink = false;
+    st.default_sink = d.sink;
+    st.sink = {};
+  }
+  if (d.source != st.default_source) {
+    st.default_source = d.source;
+    st.source = {};
+    st.push_source = true;  // the microphone slider has nothing to follow: it applies
+  }
+  if (!st.connected) {
+    st.connected = true;
+    st.server = d.server;
+    st.told_unreachable = false;
+    log::info(component, "connected to ", d.server, " (default output '", d.sink,
+              "', default input '", d.source, "')");
+    publish_status(self);
+  }
+}
+
+void on_device(self_ptr self, const pulse_device& dev) {
+  auto& st = self->state;
+  bool is_sink = dev.id.kind == audio_object_kind::sink;
+  if (dev.name != (is_sink ? st.default_sink : st.default_source)) return;
+  auto& mirror = is_sink ? st.sink : st.source;
+  mirror.known = true;
+  mirror.index = dev.id.index;
+  mirror.channels = dev.channels;
+  mirror.volume_min = dev.volume_min;
+  mirror.volume_max = dev.volume_max;
+  mirror.muted = dev.muted;
+  if (!is_sink) {
+    if (std::exchange(st.push_source, false))
+      apply_sliders_of(self, assignment_type::system_default_input);
+    return;
+  }
+  if (std::exchange(st.push_sink, false)) {
+    apply_master(self);
+    apply_sliders_of(self, assignment_type::system_default_output);
+    return;
+  }
+  if (busy(self, dev.id)) return;  // a report from before our latest change
+  int volume = audio::percent_volume(dev.volume_max);
+  if (volume == st.master_volume && dev.muted == st.master_muted) return;
+  st.master_volume = volume;
+  st.master_muted = dev.muted;
+  log::debug(component, "default output changed outside mixerd: ", volume, "%",
+             dev.muted ? ", muted" : "");
+  for (const auto& w : st.watchers)
+    self->send(w, master_observed{volume, dev.muted});
+}
+
+// Sets a stream back to its slider's level, unless it has been set back too often this second.
+void enforce(self_ptr self, std::uint32_t index, audio_stream_mirror& s, const audio_target& t) {
+  auto now = std::chrono::steady_clock::now();
+  if (now - s.window_start >= std::chrono::seconds(1)) {
+    s.window_start = now;
+    s.corrections = 0;
+  }
+  if (s.corrections >= max_corrections_per_second) {
+    if (!s.recheck_scheduled) {
+      s.recheck_scheduled = true;
+      log::info(component, "'", audio::session_name(s.app_name, s.binary),
+                "' keeps changing its own volume; setting it back once a second");
+      self->delayed_send(self, std::chrono::seconds(1), recheck_atom_v, index);
+    }
+    return;
+  }
+  ++s.corrections;
+  apply(self, {audio_object_kind::stream, index}, s, t.volume, t.muted);
+}
+
+void on_stream(self_ptr self, const pulse_stream& in) {
+  auto& st = self->state;
+  auto& s = st.streams[in.index];
+  s.app_name = in.app_name;
+  s.binary = in.binary;
+  s.channels = in.channels;
+  s.volume_min = in.volume_min;
+  s.volume_max = in.volume_max;
+  s.muted = in.muted;
+  s.writable = in.volume_writable;
+  int i = slider_of(st, s);
+  if (i < 0) return;
+  const auto& t = st.sliders[i];
+  audio_object id{audio_object_kind::stream, in.index};
+  if (in.fresh) {
+    log::debug(component, "stream '", audio::session_name(s.app_name, s.binary),
+               "' appeared; giving it slider ", i + 1, "'s level");
+    apply(self, id, s, t.volume, t.muted);
+  } else if (t.enforce && !busy(self, id) && differs(s, t.volume, t.muted)) {
+    enforce(self, in.index, s, t);
+  }
+}
+
+void on_recheck(self_ptr self, std::uint32_t index) {
+  auto& st = self->state;
+  auto it = st.streams.find(index);
+  if (it == st.streams.end()) return;
+  auto& s = it->second;
+  s.recheck_scheduled = false;
+  s.corrections = 0;
+  s.window_start = std::chrono::steady_clock::now();
+  int i = slider_of(st, s);
+  if (i >= 0 && st.sliders[i].enforce)
+    apply(self, {audio_object_kind::stream, index}, s, st.sliders[i].volume, st.sliders[i].muted);
+}
+
+audio_sessions sessions(const audio_state& st) {
+  audio_sessions list;
+  for (const auto& [index, s] : st.streams) {
+    auto name = audio::session_name(s.app_name, s.binary);
+    if (name.empty()) continue;
+    bool listed = std::any_of(list.begin(), list.end(), [&](const audio_session& known) {
+      return audio::same_app(known.name, name);
+    });
+    if (!listed)
+      list.push_back({std::string(name), s.app_name.empty() ? std::string(name) : s.app_name});
+  }
+  return list;
+}
+
+}  // namespace
+
+caf::behavior audio_actor(caf::stateful_actor<audio_state>* self, audio_config config) {
+  auto& st = self->state;
+  for (int i = 0; i < limits::slider_count; ++i) {
+    const auto& s = config.initial.sliders[i];
+    st.sliders[i] = {s.assigned, config.enforce[i], s.value, s.muted};
+  }
+  st.master_volume = config.initial.master_volume;
+  st.master_muted = config.initial.mutes.master;
+  st.config = std::move(config);
+  st.client = std::make_unique<pulse_client>(caf::actor_cast<caf::actor>(self));
+  st.client->connect();
+  return {
+      [self](const pulse_link& link) { on_link(self, link); },
+      [self](retry_atom) {
+        self->state.retry_pending = false;
+        self->state.client->connect();
+      },
+      [self](const pulse_defaults& d) { on_defaults(self, d); },
+      [self](const pulse_device& d) { on_device(self, d); },
+      [self](const pulse_stream& s) { on_stream(self, s); },
+      [self](const pulse_stream_gone& gone) {
+        self->state.streams.erase(gone.index);
+        self->state.pending.erase({audio_object_kind::stream, gone.index});
+      },
+      [self](const pulse_op_done& done) {
+        auto it = self->state.pending.find(done.target);
+        if (it != self->state.pending.end() && --it->second <= 0) self->state.pending.erase(it);
+      },
+      [self](recheck_atom, std::uint32_t index) { on_recheck(self, index); },
+      [self](const audio_slider_target& t) {
+        auto& target = self->state.sliders[t.index];
+        target.assigned = t.assigned;
+        target.enforce = t.enforce;
+        apply_slider(self, t.index);
+      },
+      [self](const audio_slider_level& l) {
+        auto& target = self->state.sliders[l.index];
+        target.volume = l.volume;
+        target.muted = l.muted;
+        apply_slider(self, l.index);
+      },
+      [self](const audio_master_level& m) {
+        self->state.master_volume = m.volume;
+        self->state.master_muted = m.muted;
+        apply_master(self);
+      },
+      [self](watch_atom, const caf::actor& watcher) {
+        self->state.watchers.push_back(watcher);
+        self->send(watcher, event{audio_status_change{self->state.connected, self->state.server}});
+      },
+      [self](caf::get_atom, sessions_atom) { return sessions(self->state); },
+  };
+}
+
+}  // namespace mixerd

@@ -1,0 +1,99 @@
+// The audio actor owns what mixerd wants the audio server to play (each slider's target, volume
+// and mute; master volume and mute) and a mirror of the server's relevant state (default sink and
+// source, playback streams), and keeps the two in line through libpulse (pulse_client). It
+// connects with back-off, re-applies the desired state after every (re)connect, gives streams
+// that appear for an assigned app the slider's level, sets back streams that change their own
+// volume (per slider, `enforce`), and reports outside changes of the default sink to its watchers
+// as master_observed. Connection changes go to the hub as audio_status_change.
+//
+// Messages:
+//   audio_slider_target, audio_slider_level, audio_master_level   from the mixer
+//   (watch_atom, actor)          the watcher gets master_observed and event{audio_status_change},
+//                                the current status at once
+//   (get_atom, sessions_atom)    -> audio_sessions (the live streams, one entry per app)
+//   pulse_*                      from the pulse client
+#pragma once
+
+#include <array>
+#include <caf/actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/audio/pulse_client.hpp"
+#include "protocol/audio.hpp"
+#include "protocol/limits.hpp"
+#include "protocol/types.hpp"
+
+namespace mixerd {
+
+struct audio_config {
+  caf::actor hub;
+  mixer_snapshot initial;  // the mixer's state at start (targets, mutes, master volume)
+  std::array<bool, limits::slider_count> enforce{true, true, true, true};
+};
+
+// What one slider asks of the server.
+struct audio_target {
+  assignment assigned;
+  bool enforce = true;
+  int volume = 50;
+  bool muted = false;
+};
+
+// The server's view of a sink, source or stream, as last reported or as last set by us.
+struct audio_mirror {
+  std::uint8_t channels = 0;
+  std::uint32_t volume_min = 0;
+  std::uint32_t volume_max = 0;
+  bool muted = false;
+  bool writable = true;
+};
+
+struct audio_device_mirror : audio_mirror {
+  bool known = false;
+  std::uint32_t index = 0;
+};
+
+struct audio_stream_mirror : audio_mirror {
+  std::string app_name;
+  std::string binary;
+  // Set-backs of a stream that keeps changing its own volume are limited per second.
+  std::chrono::steady_clock::time_point window_start;
+  int corrections = 0;
+  bool recheck_scheduled = false;
+};
+
+struct audio_state {
+  audio_config config;
+  std::array<audio_target, limits::slider_count> sliders;
+  int master_volume = 50;
+  bool master_muted = false;
+
+  // The server, while connected.
+  bool connected = false;  // announced: server info received
+  std::string server;
+  std::string default_sink;
+  std::string default_source;
+  audio_device_mirror sink;    // the default sink
+  audio_device_mirror source;  // the default source
+  bool push_sink = false;      // on its next report, give the default sink the desired state
+  bool push_source = false;
+  std::map<std::uint32_t, audio_stream_mirror> streams;
+  std::map<audio_object, int> pending;  // our changes not yet acknowledged, per object
+
+  std::unique_ptr<pulse_client> client;
+  std::chrono::milliseconds backoff{0};
+  bool retry_pending = false;
+  bool told_unreachable = false;
+  std::vector<caf::actor> watchers;
+  static inline const char* name = "audio";
+};
+
+caf::behavior audio_actor(caf::stateful_actor<audio_state>* self, audio_config config);
+
+}  // namespace mixerd

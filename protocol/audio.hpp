@@ -1,0 +1,89 @@
+// The audio server as mixerd sees it, independent of libpulse: which streams an app assignment
+// covers, how a stream is named in the session list, volume units, and the observations the
+// libpulse client reports to the audio actor (actors/audio/). Pure: no I/O.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "protocol/types.hpp"
+
+namespace mixerd {
+
+namespace audio {
+
+// The server's 100 % (PA_VOLUME_NORM; the pulse client checks that they agree).
+inline constexpr std::uint32_t volume_norm = 0x10000U;
+
+// 0-100 % of nominal -> server units, and back (rounded, clamped to 0-100).
+std::uint32_t raw_volume(int percent);
+int percent_volume(std::uint32_t raw);
+
+// Application names compare case-insensitively (ASCII) and ignore a trailing ".exe" on either
+// side, so that assignments made for the original Windows app ("Spotify.exe") still match.
+bool same_app(std::string_view a, std::string_view b);
+// Does an `app` assignment cover a stream with this application.name / process binary?
+bool covers(const assignment& target, std::string_view app_name, std::string_view binary);
+// The session-list name of a stream: its binary, else its application name.
+std::string_view session_name(std::string_view app_name, std::string_view binary);
+
+}  // namespace audio
+
+// ---- Observations of the libpulse client, to the audio actor ---------------------------------
+
+enum class audio_object_kind : std::uint8_t { sink, source, stream };
+
+// One object on the server: a sink, a source or a playback stream (sink-input), by its index.
+struct audio_object {
+  audio_object_kind kind = audio_object_kind::stream;
+  std::uint32_t index = 0;
+  friend bool operator<(const audio_object& a, const audio_object& b) {
+    return a.kind != b.kind ? a.kind < b.kind : a.index < b.index;
+  }
+  friend bool operator==(const audio_object& a, const audio_object& b) {
+    return a.kind == b.kind && a.index == b.index;
+  }
+};
+
+// The context became ready (connected) or failed/ended; `detail` is the server name or reason.
+struct pulse_link {
+  bool connected = false;
+  std::string detail;
+};
+// Server info: the default sink and source names, and "<server name> <version>".
+struct pulse_defaults {
+  std::string sink;
+  std::string source;
+  std::string server;
+};
+// A sink or source (new or changed).
+struct pulse_device {
+  audio_object id;
+  std::string name;
+  std::uint8_t channels = 0;
+  std::uint32_t volume_min = 0;
+  std::uint32_t volume_max = 0;
+  bool muted = false;
+};
+// A playback stream; `fresh` when it has just appeared (or was listed after connecting).
+struct pulse_stream {
+  std::uint32_t index = 0;
+  std::string app_name;
+  std::string binary;
+  std::uint8_t channels = 0;
+  std::uint32_t volume_min = 0;
+  std::uint32_t volume_max = 0;
+  bool muted = false;
+  bool volume_writable = true;
+  bool fresh = false;
+};
+struct pulse_stream_gone {
+  std::uint32_t index = 0;
+};
+// The server acknowledged one volume or mute change on `target`.
+struct pulse_op_done {
+  audio_object target;
+};
+
+}  // namespace mixerd
