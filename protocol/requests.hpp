@@ -2,6 +2,7 @@
 // Indices are 0-based here; the gateway converts from the API's 1-4.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,15 +45,20 @@ struct audio_slider_level {
   int volume = 0;
   bool muted = false;
 };
-// Master volume and master mute (the default sink).
+// Master volume and master mute (the default sink). `seq` counts the mixer's master changes.
 struct audio_master_level {
   int volume = 0;
   bool muted = false;
+  std::uint64_t seq = 0;
 };
-// Audio actor -> its watchers (the mixer): the default sink was changed outside mixerd.
+// Audio actor -> its watchers (the mixer): the default sink was changed outside mixerd. `seq`
+// is that of the last audio_master_level the audio actor had when it saw the change: an
+// observation older than the mixer's latest change crossed it and is dropped (that change is
+// on its way to the server and wins).
 struct master_observed {
   int volume = 0;
   bool muted = false;
+  std::uint64_t seq = 0;
 };
 
 // An application playing audio, as the audio server names it.

@@ -292,12 +292,14 @@ caf::behavior audio_actor(caf::stateful_actor<audio_state>* self, audio_config c
       },
       [self](recheck_atom, std::uint32_t index) { on_recheck(self, index); },
       [self](const audio_slider_target& t) {
+        if (t.index < 0 || t.index >= limits::slider_count) return;
         auto& target = self->state.sliders[t.index];
         target.assigned = t.assigned;
         target.enforce = t.enforce;
         apply_slider(self, t.index);
       },
       [self](const audio_slider_level& l) {
+        if (l.index < 0 || l.index >= limits::slider_count) return;
         auto& target = self->state.sliders[l.index];
         target.volume = l.volume;
         target.muted = l.muted;
@@ -306,6 +308,7 @@ caf::behavior audio_actor(caf::stateful_actor<audio_state>* self, audio_config c
       [self](const audio_master_level& m) {
         self->state.master_volume = m.volume;
         self->state.master_muted = m.muted;
+        self->state.master_seq = m.seq;
         apply_master(self);
       },
       [self](watch_atom, const caf::actor& watcher) {

@@ -73,6 +73,7 @@ struct audio_state {
   std::array<audio_target, limits::slider_count> sliders;
   int master_volume = 50;
   bool master_muted = false;
+  std::uint64_t master_seq = 0;  // of the mixer's latest audio_master_level
 
   // The server, while connected.
   bool connected = false;  // announced: server info received

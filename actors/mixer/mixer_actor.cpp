@@ -43,7 +43,8 @@ void audio_target(self_ptr self, int i) {
 
 void audio_master(self_ptr self) {
   const auto& mix = self->state.mix;
-  self->send(self->state.audio, audio_master_level{mix.master_volume, mix.mutes.master});
+  self->send(self->state.audio,
+             audio_master_level{mix.master_volume, mix.mutes.master, ++self->state.master_seq});
 }
 
 void persist_sliders(self_ptr self) {
@@ -126,6 +127,7 @@ void change_master_volume(self_ptr self, int volume) {
 // Someone changed the default sink outside mixerd: that is the state now. The audio server
 // already has it, so nothing goes back to the audio actor.
 void on_master_observed(self_ptr self, const master_observed& seen) {
+  if (seen.seq != self->state.master_seq) return;  // crossed a change of ours: that one wins
   auto& mix = self->state.mix;
   if (seen.volume != mix.master_volume) {
     mix.master_volume = clamp_volume(seen.volume);

@@ -19,6 +19,7 @@
 
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "protocol/types.hpp"
@@ -31,6 +32,7 @@ struct mixer_state {
   caf::actor hub;
   caf::actor settings;
   caf::actor audio;
+  std::uint64_t master_seq = 0;  // master changes sent to the audio actor
   static inline const char* name = "mixer";
 };
 

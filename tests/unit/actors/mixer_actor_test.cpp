@@ -420,3 +420,18 @@ TEST_CASE_FIXTURE(mixer_fixture, "mixer reports the audio server link from audio
   hub->send(mixer, event{mixerd::audio_status_change{false, "pulseaudio 16.1"}});
   CHECK_FALSE(snapshot().audio_connected);
 }
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer drops an outside master change that crossed its own") {
+  start();
+  from_device(protocol::dev_encoder_turn{1});  // master 52, sent to audio as change 1
+  CHECK(next_line() == "MASTER,52");
+  CHECK(next_audio<mixerd::audio_master_level>().seq == 1);
+  CHECK(as<volume_change>(next_published()).volume == 52);
+  next_put();
+  audio->send(mixer, mixerd::master_observed{30, false, 0});  // seen before change 1 arrived
+  expect_quiet(device);
+  CHECK(snapshot().master_volume == 52);
+  audio->send(mixer, mixerd::master_observed{31, false, 1});
+  CHECK(next_line() == "MASTER,31");
+  CHECK(snapshot().master_volume == 31);
+}
