@@ -24,6 +24,9 @@ struct actor_handles {
   caf::actor device;
   caf::actor mixer;
   caf::actor auth;
+  caf::actor toast;
+  caf::actor network;
+  caf::actor plants;  // the plant store (owns DATA_DIR/plants.json)
 };
 
 struct actor_options {
