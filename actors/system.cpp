@@ -7,7 +7,10 @@
 #include "actors/device/device_actor.hpp"
 #include "actors/hub/hub_actor.hpp"
 #include "actors/mixer/mixer_actor.hpp"
+#include "actors/network/network_actor.hpp"
+#include "actors/plants/plant_store_actor.hpp"
 #include "actors/settings/settings_actor.hpp"
+#include "actors/toast/toast_actor.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/messages.hpp"
 
@@ -32,6 +35,10 @@ actor_handles spawn_actors(caf::actor_system& sys, const actor_options& options)
   h.mixer =
       sys.spawn(mixer_actor, mixer_wiring{h.device, h.hub, h.settings, h.audio}, options.settings);
   h.auth = sys.spawn(auth_actor, h.settings, options.settings);
+  h.toast = sys.spawn(toast_actor, toast_wiring{h.device, h.hub, h.settings}, options.settings);
+  h.network = sys.spawn(network_actor, network_config{options.io});
+  h.plants = sys.spawn(plant_store_actor, options.paths.data_dir + "/plants.json", h.settings,
+                       options.settings);
   return h;
 }
 
@@ -39,9 +46,13 @@ void shutdown_actors(caf::actor_system& sys, const actor_handles& actors, const 
   caf::scoped_actor self{sys};
   // Producers first: once they are gone, every change they made is already queued at the
   // settings actor, ahead of the flush below.
-  for (const auto& a : {extra, actors.device, actors.mixer, actors.audio, actors.auth})
+  for (const auto& a :
+       {extra, actors.device, actors.mixer, actors.audio, actors.auth, actors.plants})
     self->send_exit(a, caf::exit_reason::user_shutdown);
-  self->wait_for(extra, actors.device, actors.mixer, actors.audio, actors.auth);
+  for (const auto& a : {actors.toast, actors.network})
+    self->send_exit(a, caf::exit_reason::user_shutdown);
+  self->wait_for(extra, actors.device, actors.mixer, actors.audio, actors.auth, actors.plants);
+  self->wait_for(actors.toast, actors.network);
   self->request(actors.settings, caf::infinite, caf::flush_atom_v)
       .receive([](bool) {}, [](caf::error&) {});
   for (const auto& a : {actors.settings, actors.hub})

@@ -25,6 +25,9 @@ struct actor_handles {
   caf::actor mixer;
   caf::actor audio;
   caf::actor auth;
+  caf::actor toast;
+  caf::actor network;
+  caf::actor plants;  // the plant store (owns DATA_DIR/plants.json)
 };
 
 struct actor_options {

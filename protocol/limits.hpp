@@ -31,6 +31,17 @@ inline constexpr std::size_t http_body_max = 64 * 1024;
 inline constexpr std::size_t http_header_max = 16 * 1024;
 inline constexpr auto http_idle_timeout = std::chrono::seconds(30);
 
+// Notification interface (interfaces.md "Limits", contract.md).
+inline constexpr std::size_t toast_message_max_chars = 30;
+inline constexpr std::size_t toast_subtitle_max_chars = 40;
+inline constexpr int toast_duration_min = 1000;
+inline constexpr int toast_duration_max = 30000;
+inline constexpr int toast_duration_default = 3000;
+inline constexpr std::size_t toast_rate_max_requests = 30;  // per address and window
+inline constexpr auto toast_rate_window = std::chrono::seconds(60);
+inline constexpr std::size_t toast_rate_max_addresses = 4096;  // limiter memory bound
+inline constexpr std::size_t toast_history_size = 16;
+
 // Event fan-out: subscribers of the hub at once (actors, plugin bridges, Socket.IO sessions).
 inline constexpr std::size_t hub_max_subscribers = 4096;
 

@@ -12,7 +12,10 @@
 #include "protocol/audio.hpp"
 #include "protocol/device_codec.hpp"
 #include "protocol/events.hpp"
+#include "protocol/network.hpp"
+#include "protocol/plants.hpp"
 #include "protocol/requests.hpp"
+#include "protocol/toast.hpp"
 #include "protocol/types.hpp"
 
 namespace mixerd {
@@ -57,6 +60,18 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::auth_state)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::login_attempt)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::login_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::logout_request)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_admit)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_admission)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_post)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_notice)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_handler_list)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_switch)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_switch_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_history)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::network_snapshot)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plant_delete)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plant_delete_outcome)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
 
@@ -87,6 +102,18 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::auth_state))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::login_attempt))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::login_outcome))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::logout_request))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_admit))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_admission))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_post))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_outcome))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_notice))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_handler_list))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_switch))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_switch_result))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_history))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::network_snapshot))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::plant_delete))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::plant_delete_outcome))
 
 CAF_ADD_ATOM(mixerd, mixerd, reload_atom, "reload")
 CAF_ADD_ATOM(mixerd, mixerd, status_atom, "status")
@@ -98,5 +125,9 @@ CAF_ADD_ATOM(mixerd, mixerd, retry_atom, "retry")
 CAF_ADD_ATOM(mixerd, mixerd, keepalive_atom, "keepalive")
 CAF_ADD_ATOM(mixerd, mixerd, sessions_atom, "sessions")
 CAF_ADD_ATOM(mixerd, mixerd, recheck_atom, "recheck")
+CAF_ADD_ATOM(mixerd, mixerd, handlers_atom, "handlers")
+CAF_ADD_ATOM(mixerd, mixerd, regenerate_atom, "regenerate")
+CAF_ADD_ATOM(mixerd, mixerd, history_atom, "history")
+CAF_ADD_ATOM(mixerd, mixerd, overlay_atom, "overlay")
 
 CAF_END_TYPE_ID_BLOCK(mixerd)

@@ -97,6 +97,17 @@ std::optional<problem> check_bind_address(const json& s) {
   return problem{"bind_address", "must be an IP address such as \"0.0.0.0\" or \"127.0.0.1\""};
 }
 
+// {"<handler id>": <bool>}; ids mixerd does not know (yet) are kept and ignored.
+std::optional<problem> check_toast_handlers(const json& s) {
+  auto it = s.find("toast_handlers");
+  if (it == s.end()) return std::nullopt;
+  if (!it->is_object())
+    return problem{"toast_handlers", "must be an object of handler ids to true or false"};
+  for (const auto& [id, enabled] : it->items())
+    if (!enabled.is_boolean()) return problem{"toast_handlers." + id, "must be true or false"};
+  return std::nullopt;
+}
+
 std::optional<problem> check_log_level(const json& s) {
   auto it = s.find("log_level");
   if (it == s.end()) return std::nullopt;
@@ -113,7 +124,7 @@ std::optional<problem> check_log_level(const json& s) {
 std::optional<problem> validate(const nlohmann::json& s) {
   if (!s.is_object()) return problem{"(top level)", "must be a JSON object"};
   using vt = json::value_t;
-  const std::array<std::optional<problem>, 17> checks{
+  const std::array<std::optional<problem>, 18> checks{
       check_secret(s, "toast_api_key"),
       check_secret(s, "plant_store_token"),
       check_type(s, "auth_enabled", vt::boolean, "true or false"),
@@ -126,6 +137,7 @@ std::optional<problem> validate(const nlohmann::json& s) {
       check_type(s, "serial_port", vt::string, "a string: auto, none or a device path"),
       check_bind_address(s),
       check_log_level(s),
+      check_toast_handlers(s),
       check_int(s, "socketio_ping_interval_ms", 1000, 600'000),
       check_int(s, "socketio_ping_timeout_ms", 1000, 600'000),
       check_sliders(s),

@@ -193,6 +193,8 @@ def test_the_audio_server_restarting_is_survived_and_the_state_reapplied(mixer, 
 
         pulse.kill()
         assert client.event("audio_status")["connected"] is False
+        device.expect(lambda l: l.startswith("TOAST,") and "Audio server lost" in l,
+                      what="the system toast for the lost server")
         assert audio_connected(daemon) is False
         # The API keeps answering and keeps the state while the server is gone.
         status, body, _ = http("POST", daemon.url("/api/sliders/1"), {"value": 55})
@@ -202,6 +204,8 @@ def test_the_audio_server_restarting_is_survived_and_the_state_reapplied(mixer, 
         pulse.start()
         radio = pulse.play("Radio")
         assert client.event("audio_status", timeout=15)["connected"] is True
+        device.expect(lambda l: l.startswith("TOAST,") and "Audio server back" in l,
+                      what="the system toast for the server back")
         wait_stream(pulse, radio, volume=55, what="the slider level re-applied")
         wait_device(pulse, "sinks", "testsink", volume=33)
         assert audio_connected(daemon) is True

@@ -102,7 +102,10 @@ def test_notification_health_and_plant_store_errors(daemon_factory):
     d = daemon_factory("--serial", "none")
     port = d.ports["notification API"]
     assert get_json(d, "/api/toast/health", "notification API") == {"status": "ok", "version": "1.0", "port": port}
-    status, body, _ = http("DELETE", d.url("/plants/1", "plant store"))
+    status, body, hdrs = http("DELETE", d.url("/plants/1", "plant store"))
+    assert status == 401 and body["error"] == 401 and "message" in body
+    assert hdrs["WWW-Authenticate"] == "Bearer"
+    status, body, _ = http("GET", d.url("/nowhere", "plant store"))
     assert status == 404 and body["error"] == 404 and "message" in body
 
 

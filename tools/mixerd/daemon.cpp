@@ -164,6 +164,7 @@ int run_daemon(const cli::options& opts) {
     log::info(component, "HTTPS on the controller and notification ports with ", tls.certificate);
 
   auto actors = spawn_actors(sys, {&io, serial, paths, settings});
+  auto plant_gateway = sys.spawn(plants_gateway, actors.plants);
   auto controller = sys.spawn(controller_gateway, controller_targets{actors.device, actors.mixer,
                                                                      actors.auth, actors.audio,
                                                                      tls.enabled()});
@@ -173,6 +174,10 @@ int run_daemon(const cli::options& opts) {
 
   const std::string bind = pick_string(opts.bind, settings, "bind_address", "0.0.0.0");
   auto toast_port = std::make_shared<std::uint16_t>(0);
+  auto toast_gateway =
+      sys.spawn(notification_gateway,
+                notification_targets{actors.toast, actors.device, actors.network,
+                                     [toast_port] { return *toast_port; }, bind, tls.enabled()});
   const planned_listener plan[] = {
       {"controller",
        pick_port(opts.controller_port, settings, "controller_port",
@@ -180,11 +185,10 @@ int run_daemon(const cli::options& opts) {
        tls.enabled(), socket_io.route(forward_to(controller)), http::controller_error, &socket_io},
       {"notification API",
        pick_port(opts.toast_port, settings, "toast_port", settings_schema::default_toast_port),
-       tls.enabled(), notification_routes([toast_port] { return *toast_port; }),
-       http::notification_error},
+       tls.enabled(), notification_routes(toast_gateway), http::notification_error},
       {"plant store",
        pick_port(opts.plants_port, settings, "plants_port", settings_schema::default_plants_port),
-       false, plant_store_routes(), http::plant_store_error},
+       false, forward_to(plant_gateway), http::plant_store_error},
   };
   std::vector<std::unique_ptr<http::listener>> listeners;
   int exit_code = 0;
@@ -241,6 +245,8 @@ int run_daemon(const cli::options& opts) {
   simulated.reset();
   // Sessions end while the actors they ask are still there; then its own actors stop.
   socket_io.stop();
+  caf::anon_send_exit(plant_gateway, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(toast_gateway, caf::exit_reason::user_shutdown);
   shutdown_actors(sys, actors, controller);
   // Let closed sockets and ports finish their cancelled operations before anything is freed.
   io.restart();

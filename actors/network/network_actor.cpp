@@ -1,0 +1,110 @@
+#include "actors/network/network_actor.hpp"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include <caf/all.hpp>
+#include <cstdlib>
+
+#include "actors/log.hpp"
+#include "actors/network/command_runner.hpp"
+#include "protocol/messages.hpp"
+
+namespace mixerd {
+
+namespace {
+
+constexpr std::string_view component = "network";
+using self_ptr = caf::stateful_actor<network_state>*;
+using clock = std::chrono::steady_clock;
+
+constexpr auto probe_cache = std::chrono::seconds(5);
+constexpr std::size_t max_waiting = 64;
+constexpr std::size_t max_status_bytes = 4 * 1024 * 1024;  // a tailnet with thousands of peers
+
+// The command exists but said nothing usable: it is installed; the interfaces tell the rest.
+overlay_status overlay_without_answer(const std::vector<interface_address>& interfaces) {
+  auto overlay = network::overlay_from_interfaces(interfaces);
+  overlay.installed = true;
+  return overlay;
+}
+
+network_snapshot snapshot(self_ptr self, bool command_found) {
+  network_snapshot s;
+  s.interfaces = read_interface_addresses();
+  if (!command_found)
+    s.overlay = network::overlay_from_interfaces(s.interfaces);
+  else if (self->state.probed)
+    s.overlay = *self->state.probed;
+  else
+    s.overlay = overlay_without_answer(s.interfaces);
+  return s;
+}
+
+void start_probe(self_ptr self, const std::string& program) {
+  auto& st = self->state;
+  st.probing = true;
+  run_command(*st.config.io, program, st.config.overlay_command, {"status", "--json"},
+              st.config.probe_timeout, max_status_bytes,
+              [me = caf::actor_cast<caf::actor>(self)](command_output out) {
+                caf::anon_send(me, overlay_atom_v, std::move(out.text), out.complete);
+              });
+}
+
+}  // namespace
+
+std::vector<interface_address> read_interface_addresses() {
+  std::vector<interface_address> out;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return out;
+  for (auto* a = list; a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || (a->ifa_flags & IFF_UP) == 0) continue;
+    char text[INET6_ADDRSTRLEN] = {};
+    const auto family = a->ifa_addr->sa_family;
+    if (family == AF_INET)
+      ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, text,
+                  sizeof text);
+    else if (family == AF_INET6)
+      ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(a->ifa_addr)->sin6_addr, text,
+                  sizeof text);
+    else
+      continue;
+    out.push_back({a->ifa_name, text});
+  }
+  ::freeifaddrs(list);
+  return out;
+}
+
+caf::behavior network_actor(caf::stateful_actor<network_state>* self, network_config config) {
+  self->state.config = std::move(config);
+  return {
+      [self](caf::get_atom) -> caf::result<network_snapshot> {
+        auto& st = self->state;
+        auto program = find_in_path(st.config.overlay_command, std::getenv("PATH"));
+        bool fresh = st.probed_at && clock::now() - *st.probed_at < probe_cache;
+        if (program.empty() || fresh || st.config.io == nullptr)
+          return snapshot(self, !program.empty());
+        if (st.waiting.size() >= max_waiting) return snapshot(self, true);
+        st.waiting.push_back(self->make_response_promise<network_snapshot>());
+        if (!st.probing) start_probe(self, program);
+        return st.waiting.back();
+      },
+      [self](overlay_atom, const std::string& output, bool complete) {
+        auto& st = self->state;
+        st.probing = false;
+        st.probed = complete ? network::parse_tailscale_status(output) : std::nullopt;
+        st.probed_at = clock::now();
+        if (!st.probed)
+          log::warn(component, st.config.overlay_command, " status --json gave no usable answer",
+                    complete ? "" : " (timed out or too long)");
+        auto answer = snapshot(self, true);
+        for (auto& rp : st.waiting)
+          rp.deliver(answer);
+        st.waiting.clear();
+      },
+  };
+}
+
+}  // namespace mixerd

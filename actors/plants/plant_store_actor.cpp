@@ -1,0 +1,169 @@
+#include "actors/plants/plant_store_actor.hpp"
+
+#include <fcntl.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <array>
+#include <caf/all.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "actors/log.hpp"
+#include "actors/settings/settings_file.hpp"
+#include "protocol/messages.hpp"
+#include "protocol/plants.hpp"
+
+namespace mixerd {
+
+namespace {
+
+constexpr std::string_view component = "plants";
+using self_ptr = caf::stateful_actor<plant_store_state>*;
+using outcome = plant_delete_outcome;
+
+std::array<unsigned char, EVP_MAX_MD_SIZE> sha256(std::string_view text) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int size = 0;
+  EVP_Digest(text.data(), text.size(), digest.data(), &size, EVP_sha256(), nullptr);
+  return digest;
+}
+
+// Digests of equal length: the time taken says nothing about the token's length or where
+// the two differ.
+bool token_matches(const std::string& expected, const std::string& given) {
+  if (expected.empty()) return false;
+  auto a = sha256(expected);
+  auto b = sha256(given);
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::string token_from(const nlohmann::json& settings) {
+  auto it = settings.find("plant_store_token");
+  return it != settings.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+enum class read_status { ok, missing, failed };
+
+// Reads at most `limit` bytes (one more than the bound, so that an oversized file shows).
+read_status read_bounded(const std::string& path, std::size_t limit, std::string& text,
+                         std::string& error) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return read_status::missing;
+    error = std::string("cannot be read: ") + std::strerror(errno);
+    return read_status::failed;
+  }
+  text.assign(limit, '\0');
+  std::size_t done = 0;
+  while (done < limit) {
+    auto n = ::read(fd, text.data() + done, limit - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = std::string("cannot be read: ") + std::strerror(errno);
+      ::close(fd);
+      return read_status::failed;
+    }
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  text.resize(done);
+  return read_status::ok;
+}
+
+// A kill during a write leaves settings_file::write_atomically's temporary file behind
+// (".plants.json.XXXXXX" next to the file). Only this actor writes there: remove them.
+void remove_leftovers(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const std::string prefix = "." + target.filename().string() + ".";
+  std::error_code ec;
+  for (fs::directory_iterator it(target.parent_path(), ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0) {
+      std::error_code ignored;
+      fs::remove(it->path(), ignored);
+    }
+  }
+}
+
+// Loads plants.json into the state, the way it is done at start: a missing file gets the
+// sample plants; a broken one leaves the store unavailable and the file untouched.
+void load(self_ptr self) {
+  auto& st = self->state;
+  remove_leftovers(st.path);
+  std::string text;
+  std::string error;
+  switch (read_bounded(st.path, plants::max_file_bytes + 1, text, error)) {
+    case read_status::missing: {
+      st.plants = plants::sample_plants();
+      st.broken.clear();
+      if (auto ec = settings_file::write_atomically(st.path, plants::serialize(st.plants)))
+        log::error(component, "cannot write the sample plants to ", st.path, ": ", ec.message());
+      else
+        log::info(component, "wrote ", st.plants.size(), " sample plants to ", st.path);
+      return;
+    }
+    case read_status::failed:
+      break;
+    case read_status::ok: {
+      auto parsed = plants::parse_plants(text);
+      if (parsed.ok()) {
+        st.plants = std::move(parsed.list);
+        st.broken.clear();
+        log::info(component, st.plants.size(), " plants in ", st.path);
+        return;
+      }
+      error = std::move(parsed.error);
+      break;
+    }
+  }
+  st.plants = nlohmann::json::array();
+  st.broken = std::move(error);
+  log::error(component, st.path, ": ", st.broken,
+             "; the plant store answers 503 and leaves the file untouched until it is fixed "
+             "(then SIGHUP or restart)");
+}
+
+outcome delete_plant(self_ptr self, const plant_delete& req) {
+  auto& st = self->state;
+  if (!token_matches(st.token, req.token)) return {outcome::result::unauthorized, {}};
+  if (!req.id) return {outcome::result::bad_id, {}};
+  if (!st.broken.empty()) return {outcome::result::unavailable, "plants.json: " + st.broken};
+  auto pos = plants::find(st.plants, *req.id);
+  if (!pos) return {outcome::result::unknown_id, {}};
+  auto at = st.plants.begin() + static_cast<std::ptrdiff_t>(*pos);
+  nlohmann::json removed = std::move(*at);
+  st.plants.erase(at);
+  if (auto ec = settings_file::write_atomically(st.path, plants::serialize(st.plants))) {
+    // Nothing changed on disk: the plant stays.
+    st.plants.insert(st.plants.begin() + static_cast<std::ptrdiff_t>(*pos), std::move(removed));
+    log::error(component, "cannot write ", st.path, ": ", ec.message());
+    return {outcome::result::write_failed, ec.message()};
+  }
+  log::info(component, "deleted plant ", *req.id, " (", removed["name"].get<std::string>(), ")");
+  return {outcome::result::deleted, {}};
+}
+
+}  // namespace
+
+caf::behavior plant_store_actor(caf::stateful_actor<plant_store_state>* self, std::string path,
+                                caf::actor settings, nlohmann::json initial_settings) {
+  self->state.path = std::move(path);
+  self->state.token = token_from(initial_settings);
+  load(self);
+  if (settings) self->send(settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
+  return {
+      [self](const plant_delete& req) { return delete_plant(self, req); },
+      [self](const settings_reloaded& reloaded) {
+        self->state.token = token_from(reloaded.settings);
+        load(self);
+      },
+  };
+}
+
+}  // namespace mixerd

@@ -1,0 +1,36 @@
+// The plant store actor owns DATA_DIR/plants.json (contract.md "Data directory", "Plant store"):
+// the plant list, read at start (the sample plants are written when the file does not exist)
+// and again after every settings reload (SIGHUP), and the bearer token (`plant_store_token`
+// from settings). Each delete writes the whole list atomically before it answers, so a 204
+// means the plant is gone on disk. The daemon is the only writer of the file while it runs
+// (the pid file keeps a second daemon off the data folder), so no lock is taken.
+//
+// A plants.json that cannot be read or is not a valid list is reported (logged, naming the
+// file and the problem) and never written: deletes answer `unavailable` until a SIGHUP or a
+// restart finds the file fixed (or removed: then the samples are written again).
+//
+// Messages:
+//   plant_delete        -> plant_delete_outcome   token first, then the id, then the file
+//   settings_reloaded                             new token; plants.json re-read
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace mixerd {
+
+struct plant_store_state {
+  std::string path;   // DATA_DIR/plants.json
+  std::string token;  // plant_store_token; empty refuses every request
+  nlohmann::json plants = nlohmann::json::array();  // valid per plants::validate_plants
+  std::string broken;  // why plants.json is unusable; empty while the list is loaded
+  static inline const char* name = "plant_store";
+};
+
+// `settings` (may be invalid, e.g. in tests) is asked for reload notifications.
+caf::behavior plant_store_actor(caf::stateful_actor<plant_store_state>* self, std::string path,
+                                caf::actor settings, nlohmann::json initial_settings);
+
+}  // namespace mixerd

@@ -1,0 +1,60 @@
+// The toast actor owns the notification interface's state: the API key (`toast_api_key`,
+// checked in constant time, replaced by regenerate), the per-address rate limit of every request
+// to the interface, the handlers' switches (`toast_handlers` in settings), the toast on screen
+// (one at a time: a newer one replaces it) and a short history. Toasts reach the device as
+// TOAST lines; the system handler turns device connects and disconnects into toasts.
+//
+// Messages:
+//   toast_admit                -> toast_admission      counts the request, then checks the key
+//   toast_post                 -> toast_outcome        shown, or why not (device asked first)
+//   toast_notice                                       a toast from an integration, no answer
+//   (get_atom, handlers_atom)  -> toast_handler_list
+//   toast_switch               -> toast_switch_result  persisted
+//   (regenerate_atom)          -> std::string          the new key, answered once it is saved
+//   (get_atom, history_atom)   -> toast_history        oldest first
+//   event                      from the hub: device_status_change
+//   settings_reloaded          key and switches from the re-read file (SIGHUP)
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <chrono>
+#include <deque>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "protocol/limits.hpp"
+#include "protocol/rate_limit.hpp"
+#include "protocol/toast.hpp"
+
+namespace mixerd {
+
+struct toast_wiring {
+  caf::actor device;
+  caf::actor hub;
+  caf::actor settings;
+};
+
+struct toast_actor_state {
+  toast_wiring wiring;
+  std::string api_key;
+  toast_handler_list handlers = notify::default_handlers();
+  rate_limiter limiter{limits::toast_rate_max_requests, limits::toast_rate_window,
+                       limits::toast_rate_max_addresses};
+  std::deque<toast_record> history;  // at most limits::toast_history_size
+  // While a shown toast is on screen: when it leaves. Its record is the newest shown one.
+  std::optional<std::chrono::steady_clock::time_point> on_screen_until;
+  bool was_connected = false;  // the device has been connected before (for "reconnected")
+  bool audio_connected = false;  // the audio server, as last reported
+  bool audio_lost = false;       // it was lost and has not come back yet
+  static inline const char* name = "toast";
+};
+
+// The switches stored under `toast_handlers` ({"<id>": <bool>}) laid over the defaults.
+toast_handler_list toast_handlers_from_settings(const nlohmann::json& settings);
+
+caf::behavior toast_actor(caf::stateful_actor<toast_actor_state>* self, toast_wiring wiring,
+                          nlohmann::json initial_settings);
+
+}  // namespace mixerd

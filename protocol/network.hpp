@@ -1,0 +1,59 @@
+// How the notification interface can be reached (interfaces.md "Network info", contract.md
+// "Network info"): address classification, the overlay's state from `tailscale status --json`,
+// and the GET /api/toast/network body. Pure: the network actor gathers the facts.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mixerd {
+
+// One address of a network interface, as getifaddrs reports it.
+struct interface_address {
+  std::string interface;  // "eth0", "tailscale0", ...
+  std::string address;    // "192.168.1.20", "fd7a:115c:a1e0::1"
+};
+
+// interfaces.md "Network info" overlay object.
+struct overlay_status {
+  bool installed = false;
+  bool running = false;
+  std::string ip;        // first IPv4 address on the overlay; "" when none
+  std::string hostname;  // MagicDNS name without the trailing dot; "" when unknown
+};
+
+// -> reply to (get_atom) at the network actor.
+struct network_snapshot {
+  std::vector<interface_address> interfaces;
+  overlay_status overlay;
+};
+
+namespace network {
+
+bool is_ipv6(std::string_view address);
+bool is_loopback(std::string_view address);    // 127.0.0.0/8, ::1
+bool is_link_local(std::string_view address);  // 169.254.0.0/16, fe80::/10
+// 100.64.0.0/10 (the overlay's IPv4 range) or fd7a:115c:a1e0::/48 (its IPv6 range).
+bool in_overlay_range(std::string_view address);
+
+// The overlay seen in `tailscale status --json`; nullopt when the text is not such a status.
+// running = BackendState "Running"; ip = first IPv4 of Self.TailscaleIPs; hostname =
+// Self.DNSName without its trailing dot.
+std::optional<overlay_status> parse_tailscale_status(std::string_view json_text);
+
+// Without the tailscale command: an interface named tailscale* or an address in 100.64.0.0/10
+// means an overlay that runs.
+overlay_status overlay_from_interfaces(const std::vector<interface_address>& interfaces);
+
+// The body of GET /api/toast/network: the routes the listener is really reachable on for its
+// bind address, with url, type, overlay and https, and the recommended route.
+nlohmann::json network_info_json(const network_snapshot& facts, const std::string& bind_address,
+                                 std::uint16_t port, bool tls);
+
+}  // namespace network
+
+}  // namespace mixerd

@@ -1,0 +1,111 @@
+// The notification interface's domain (interfaces.md section B, contract.md): a toast and the
+// validation of a send request, the toast handlers (sources of toasts), where a request carries
+// its API key, and the messages of the toast actor. Pure: no I/O.
+#pragma once
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/device_codec.hpp"
+#include "protocol/limits.hpp"
+
+namespace mixerd {
+
+// A validated toast, as the device shows it.
+struct toast_content {
+  std::string message;  // 1-30 characters
+  std::string icon = "bell";
+  std::string subtitle;  // 0-40 characters
+  int duration_ms = limits::toast_duration_default;
+  std::string color;  // "RRGGBB" (upper case, no '#'); empty = the handler's colour
+};
+
+// A source of toasts (interfaces.md "Handler").
+struct toast_handler {
+  std::string id;
+  std::string name;
+  std::string color;  // "#RRGGBB"
+  bool enabled = true;
+  bool loaded = false;  // its integration exists and runs
+};
+using toast_handler_list = std::vector<toast_handler>;
+
+// ---- Messages of the toast actor --------------------------------------------------------------
+// -> toast_admission. Counts the request against its address (rate limit), then checks the key
+// when the route needs one.
+struct toast_admit {
+  std::string address;
+  std::string api_key;  // as sent; empty when none
+  bool needs_key = true;
+};
+struct toast_admission {
+  enum class verdict { ok, rate_limited, unauthorized };
+  verdict what = verdict::ok;
+  int retry_after = 0;  // rate_limited: seconds until the oldest counted request leaves
+};
+// -> toast_outcome. A toast of `handler` (the API's own is "api").
+struct toast_post {
+  std::string handler;
+  toast_content toast;
+};
+struct toast_outcome {
+  enum class result { shown, handler_disabled, device_offline, unknown_handler };
+  result what = result::shown;
+};
+// -> void. A toast from an integration (stream, smarthome, music, plugins); no answer.
+struct toast_notice {
+  std::string handler;
+  toast_content toast;
+};
+// -> toast_switch_result. Persisted.
+struct toast_switch {
+  std::string id;
+  bool enabled = true;
+};
+struct toast_switch_result {
+  bool found = false;
+  toast_handler handler;
+};
+// One entry of the toast actor's short history.
+struct toast_record {
+  std::string handler;
+  toast_content toast;
+  toast_outcome::result outcome = toast_outcome::result::shown;
+  bool replaced = false;  // a newer toast took its place while it was on screen
+  std::chrono::system_clock::time_point at;
+};
+using toast_history = std::vector<toast_record>;  // oldest first
+
+namespace notify {
+
+// The icon names of interfaces.md, in its order.
+const std::vector<std::string_view>& icon_names();
+
+// The handlers mixerd has, all enabled; `loaded` is true for those that exist already.
+toast_handler_list default_handlers();
+
+// Validates the body of POST /api/toast/send (contract.md): fills `error` with a sentence that
+// names the field and the problem, or returns the toast with its defaults applied.
+std::optional<toast_content> parse_toast_request(const nlohmann::json& body, std::string& error);
+
+// Unicode characters (code points) of valid UTF-8 text.
+std::size_t utf8_length(std::string_view text);
+
+// "#0f0", "0F0", "#00ff00", "00FF00" -> "00FF00"; anything else -> nullopt.
+std::optional<std::string> normalize_color(std::string_view text);
+
+// The device line of a toast (escaped, shortened to the line limit).
+protocol::cmd_toast to_device_command(const toast_content& toast);
+
+// The percent-decoded value of `name` in a raw query string ("a=1&api_key=x"); '+' is a space.
+std::optional<std::string> query_parameter(std::string_view query, std::string_view name);
+
+nlohmann::json handler_to_json(const toast_handler& handler);
+
+}  // namespace notify
+
+}  // namespace mixerd

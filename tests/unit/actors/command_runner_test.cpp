@@ -1,0 +1,89 @@
+#include "actors/network/command_runner.hpp"
+
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "tests/unit/actors/test_support.hpp"
+
+using mixerd::command_output;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Runs the io_context on its own thread, like the daemon's io thread.
+struct io_thread {
+  boost::asio::io_context io;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{io.get_executor()};
+  std::thread thread{[this] { io.run(); }};
+  ~io_thread() {
+    work.reset();
+    thread.join();
+  }
+
+  command_output run(std::string program, std::vector<std::string> args,
+                     std::chrono::milliseconds timeout = 2000ms, std::size_t max_bytes = 1024) {
+    std::promise<command_output> result;
+    auto future = result.get_future();
+    mixerd::run_command(io, program, program, std::move(args), timeout, max_bytes,
+                        [&result](command_output out) { result.set_value(std::move(out)); });
+    REQUIRE(future.wait_for(10s) == std::future_status::ready);
+    return future.get();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a command's standard output is collected, without a shell") {
+  io_thread t;
+  auto out = t.run("/bin/echo", {"status", "--json", "$HOME", "a;b"});
+  CHECK(out.complete);
+  CHECK(out.text == "status --json $HOME a;b\n");
+}
+
+TEST_CASE("stderr is not collected and stdin is empty") {
+  io_thread t;
+  auto out = t.run("/bin/sh", {"-c", "echo out; echo err >&2; cat"});
+  CHECK(out.complete);
+  CHECK(out.text == "out\n");
+}
+
+TEST_CASE("a command that runs too long is cut off in time") {
+  io_thread t;
+  auto start = std::chrono::steady_clock::now();
+  auto out = t.run("/bin/sh", {"-c", "echo partial; exec sleep 30"}, 300ms);
+  CHECK_FALSE(out.complete);
+  CHECK(std::chrono::steady_clock::now() - start < 5s);
+}
+
+TEST_CASE("output beyond the limit stops the command") {
+  io_thread t;
+  auto out = t.run("/bin/sh", {"-c", "while :; do echo 0123456789; done"}, 5000ms, 100);
+  CHECK_FALSE(out.complete);
+  CHECK(out.text.size() == 100);
+}
+
+TEST_CASE("a program that cannot start gives an incomplete, empty answer") {
+  io_thread t;
+  auto out = t.run("/nonexistent/tailscale", {"status"});
+  CHECK_FALSE(out.complete);
+  CHECK(out.text.empty());
+}
+
+TEST_CASE("find_in_path finds executables only, in PATH order") {
+  mixerd::test::temp_dir a;
+  mixerd::test::temp_dir b;
+  mixerd::test::write_file(a.file("tool"), "not executable");
+  mixerd::test::write_file(b.file("tool"), "#!/bin/sh\n");
+  ::chmod(b.file("tool").c_str(), 0755);
+  std::string path = a.path() + "::" + b.path();
+  CHECK(mixerd::find_in_path("tool", path.c_str()) == b.file("tool"));
+  CHECK(mixerd::find_in_path("missing", path.c_str()).empty());
+  CHECK(mixerd::find_in_path("tool", nullptr).empty());
+  CHECK(mixerd::find_in_path("../tool", path.c_str()).empty());
+}
