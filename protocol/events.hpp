@@ -49,9 +49,9 @@ struct device_input {
   protocol::device_event input;
 };
 
-using event = std::variant<slider_change, assignment_change, mute_change, volume_change,
-                           profile_change, device_status_change, audio_status_change, serial_raw,
-                           device_input>;
+using event =
+    std::variant<slider_change, assignment_change, mute_change, volume_change, profile_change,
+                 device_status_change, audio_status_change, serial_raw, device_input>;
 
 // The Socket.IO event name, e.g. "slider_change"; internal events have names too.
 std::string_view event_name(const event& e);

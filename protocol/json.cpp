@@ -30,12 +30,8 @@ json to_json(const assignment& a) {
 }
 
 json slider_to_json(int index, const slider_state& s) {
-  return {{"index", index},
-          {"value", s.value},
-          {"assignment", to_json(s.assigned)},
-          {"label", s.label},
-          {"muted", s.muted},
-          {"enforce_volume", s.enforce_volume}};
+  return {{"index", index},   {"value", s.value}, {"assignment", to_json(s.assigned)},
+          {"label", s.label}, {"muted", s.muted}, {"enforce_volume", s.enforce_volume}};
 }
 
 json sliders_to_json(const mixer_snapshot& m) {

@@ -142,25 +142,9 @@ void dispatch(caf::event_based_actor* self, const controller_targets& targets, h
 caf::behavior controller_gateway(caf::event_based_actor* self, controller_targets targets) {
   // The targets live in the actor's behavior for its lifetime; handlers refer to them.
   auto shared_targets = std::make_shared<const controller_targets>(std::move(targets));
-  return {
-      [self, shared_targets](http::call& c) {
-        // An exception would end this actor and with it the whole controller: answer 500.
-        auto respond = c.respond;
-        try {
-          dispatch(self, *shared_targets, c);
-        } catch (const std::exception& e) {
-          log::error("controller", "request ", c.req.method, " ", c.req.target,
-                     " failed: ", e.what());
-          respond(controller_error(500, "Internal error"));
-        }
-      },
-  };
-}
-
-http::handler forward_to(caf::actor gateway) {
-  return [gateway](http::request&& req, http::responder respond) {
-    caf::anon_send(gateway, http::call{std::move(req), std::move(respond)});
-  };
+  return http::guarded_gateway(
+      "controller", controller_error,
+      [self, shared_targets](http::call& c) { dispatch(self, *shared_targets, c); });
 }
 
 }  // namespace mixerd

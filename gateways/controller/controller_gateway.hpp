@@ -21,7 +21,4 @@ struct controller_targets {
 
 caf::behavior controller_gateway(caf::event_based_actor* self, controller_targets targets);
 
-// The server-core handler that forwards requests to a gateway actor.
-http::handler forward_to(caf::actor gateway);
-
 }  // namespace mixerd

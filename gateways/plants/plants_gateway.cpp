@@ -93,18 +93,8 @@ void dispatch(caf::event_based_actor* self, const caf::actor& store, http::call&
 }  // namespace
 
 caf::behavior plants_gateway(caf::event_based_actor* self, caf::actor store) {
-  return {
-      [self, store](http::call& c) {
-        // An exception would end this actor and with it the whole plant store: answer 500.
-        auto respond = c.respond;
-        try {
-          dispatch(self, store, c);
-        } catch (const std::exception& e) {
-          log::error("plants", "request ", c.req.method, " ", c.req.target, " failed: ", e.what());
-          respond(plant_store_error(500, "Internal error"));
-        }
-      },
-  };
+  return http::guarded_gateway("plants", plant_store_error,
+                               [self, store](http::call& c) { dispatch(self, store, c); });
 }
 
 }  // namespace mixerd

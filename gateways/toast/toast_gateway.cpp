@@ -219,25 +219,9 @@ void dispatch(caf::event_based_actor* self, const notification_targets& targets,
 caf::behavior notification_gateway(caf::event_based_actor* self, notification_targets targets) {
   // The targets live in the actor's behavior for its lifetime; handlers refer to them.
   auto shared_targets = std::make_shared<const notification_targets>(std::move(targets));
-  return {
-      [self, shared_targets](http::call& c) {
-        // An exception would end this actor and with it the whole interface: answer 500.
-        auto respond = c.respond;
-        try {
-          dispatch(self, *shared_targets, c);
-        } catch (const std::exception& e) {
-          log::error("notification", "request ", c.req.method, " ", c.req.target,
-                     " failed: ", e.what());
-          respond(notification_error(500, "Internal error"));
-        }
-      },
-  };
-}
-
-http::handler notification_routes(caf::actor gateway) {
-  return [gateway](http::request&& req, http::responder respond) {
-    caf::anon_send(gateway, http::call{std::move(req), std::move(respond)});
-  };
+  return http::guarded_gateway(
+      "notification", notification_error,
+      [self, shared_targets](http::call& c) { dispatch(self, *shared_targets, c); });
 }
 
 }  // namespace mixerd

@@ -29,7 +29,4 @@ struct notification_targets {
 
 caf::behavior notification_gateway(caf::event_based_actor* self, notification_targets targets);
 
-// The server-core handler that forwards requests to the notification gateway actor.
-http::handler notification_routes(caf::actor gateway);
-
 }  // namespace mixerd

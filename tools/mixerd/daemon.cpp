@@ -16,6 +16,7 @@
 #include "actors/settings/settings_file.hpp"
 #include "actors/system.hpp"
 #include "gateways/controller/controller_gateway.hpp"
+#include "gateways/http/call.hpp"
 #include "gateways/http/json_body.hpp"
 #include "gateways/plants/plants_gateway.hpp"
 #include "gateways/socketio/service.hpp"
@@ -165,9 +166,9 @@ int run_daemon(const cli::options& opts) {
 
   auto actors = spawn_actors(sys, {&io, serial, paths, settings});
   auto plant_gateway = sys.spawn(plants_gateway, actors.plants);
-  auto controller = sys.spawn(controller_gateway, controller_targets{actors.device, actors.mixer,
-                                                                     actors.auth, actors.audio,
-                                                                     tls.enabled()});
+  auto controller = sys.spawn(
+      controller_gateway,
+      controller_targets{actors.device, actors.mixer, actors.auth, actors.audio, tls.enabled()});
   // Declared after `io`: destroyed before it, and its answers are posted there.
   socketio::service socket_io(sys, io, {actors.hub, actors.device, actors.mixer, actors.auth},
                               socketio::options_from_settings(settings, tls.enabled()));
@@ -182,13 +183,14 @@ int run_daemon(const cli::options& opts) {
       {"controller",
        pick_port(opts.controller_port, settings, "controller_port",
                  settings_schema::default_controller_port),
-       tls.enabled(), socket_io.route(forward_to(controller)), http::controller_error, &socket_io},
+       tls.enabled(), socket_io.route(http::forward_to(controller)), http::controller_error,
+       &socket_io},
       {"notification API",
        pick_port(opts.toast_port, settings, "toast_port", settings_schema::default_toast_port),
-       tls.enabled(), notification_routes(toast_gateway), http::notification_error},
+       tls.enabled(), http::forward_to(toast_gateway), http::notification_error},
       {"plant store",
        pick_port(opts.plants_port, settings, "plants_port", settings_schema::default_plants_port),
-       false, forward_to(plant_gateway), http::plant_store_error},
+       false, http::forward_to(plant_gateway), http::plant_store_error},
   };
   std::vector<std::unique_ptr<http::listener>> listeners;
   int exit_code = 0;
