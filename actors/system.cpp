@@ -27,11 +27,7 @@ actor_handles spawn_actors(caf::actor_system& sys, const actor_options& options)
   h.hub = sys.spawn(hub_actor, limits::hub_max_subscribers);
   h.settings = sys.spawn(settings_actor, options.paths, options.settings);
   h.device = sys.spawn(device_actor, device_config{options.io, options.serial, h.hub});
-  auto initial = mixer_from_settings(options.settings);
-  audio_config audio{h.hub, initial, {}};
-  for (int i = 0; i < limits::slider_count; ++i)
-    audio.enforce[i] = initial.sliders[i].enforce_volume;
-  h.audio = sys.spawn(audio_actor, std::move(audio));
+  h.audio = sys.spawn(audio_actor, h.hub, mixer_from_settings(options.settings));
   h.mixer =
       sys.spawn(mixer_actor, mixer_wiring{h.device, h.hub, h.settings, h.audio}, options.settings);
   h.auth = sys.spawn(auth_actor, h.settings, options.settings);

@@ -90,7 +90,7 @@ void apply_sliders_of(self_ptr self, assignment_type type) {
 void publish_status(self_ptr self) {
   const auto& st = self->state;
   event e{audio_status_change{st.connected, st.server}};
-  self->send(st.config.hub, caf::publish_atom_v, e);
+  self->send(st.hub, caf::publish_atom_v, e);
   for (const auto& w : st.watchers)
     self->send(w, e);
 }
@@ -262,15 +262,16 @@ audio_sessions sessions(const audio_state& st) {
 
 }  // namespace
 
-caf::behavior audio_actor(caf::stateful_actor<audio_state>* self, audio_config config) {
+caf::behavior audio_actor(caf::stateful_actor<audio_state>* self, caf::actor hub,
+                          const mixer_snapshot& initial) {
   auto& st = self->state;
   for (int i = 0; i < limits::slider_count; ++i) {
-    const auto& s = config.initial.sliders[i];
-    st.sliders[i] = {s.assigned, config.enforce[i], s.value, s.muted};
+    const auto& s = initial.sliders[i];
+    st.sliders[i] = {s.assigned, s.enforce_volume, s.value, s.muted};
   }
-  st.master_volume = config.initial.master_volume;
-  st.master_muted = config.initial.mutes.master;
-  st.config = std::move(config);
+  st.master_volume = initial.master_volume;
+  st.master_muted = initial.mutes.master;
+  st.hub = std::move(hub);
   st.client = std::make_unique<pulse_client>(caf::actor_cast<caf::actor>(self));
   st.client->connect();
   return {

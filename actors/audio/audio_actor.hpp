@@ -31,12 +31,6 @@
 
 namespace mixerd {
 
-struct audio_config {
-  caf::actor hub;
-  mixer_snapshot initial;  // the mixer's state at start (targets, mutes, master volume)
-  std::array<bool, limits::slider_count> enforce{true, true, true, true};
-};
-
 // What one slider asks of the server.
 struct audio_target {
   assignment assigned;
@@ -69,7 +63,7 @@ struct audio_stream_mirror : audio_mirror {
 };
 
 struct audio_state {
-  audio_config config;
+  caf::actor hub;
   std::array<audio_target, limits::slider_count> sliders;
   int master_volume = 50;
   bool master_muted = false;
@@ -95,6 +89,8 @@ struct audio_state {
   static inline const char* name = "audio";
 };
 
-caf::behavior audio_actor(caf::stateful_actor<audio_state>* self, audio_config config);
+// `initial`: the mixer's state at start (targets, levels, mutes, master volume).
+caf::behavior audio_actor(caf::stateful_actor<audio_state>* self, caf::actor hub,
+                          const mixer_snapshot& initial);
 
 }  // namespace mixerd

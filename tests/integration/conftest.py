@@ -223,6 +223,15 @@ def http(method, url, body=None, headers=None, timeout=5):
         return status, text, hdrs
 
 
+def reply_of(resp):
+    """(status, parsed JSON or raw text, headers) of an http.client response."""
+    text = resp.read().decode(errors="replace")
+    try:
+        return resp.status, json.loads(text), resp.headers
+    except ValueError:
+        return resp.status, text, resp.headers
+
+
 def get_json(daemon, path, listener="controller"):
     status, body, _ = http("GET", daemon.url(path, listener))
     assert status == 200, (status, body)

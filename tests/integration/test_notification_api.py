@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 
-from conftest import MIXERD_BIN, get_json, make_cert_pair, wait_until
+from conftest import MIXERD_BIN, get_json, make_cert_pair, reply_of, wait_until
 
 TOAST = "notification API"
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -66,14 +66,7 @@ def call(daemon, method, path, body=None, key=None, headers=None, source="127.0.
         hdrs.setdefault("Content-Type", "application/json")
     try:
         conn.request(method, path, body=data, headers=hdrs)
-        resp = conn.getresponse()
-        raw = resp.read()
-        text = raw.decode(errors="replace")
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            parsed = text
-        return resp.status, parsed, resp.headers
+        return reply_of(conn.getresponse())
     finally:
         conn.close()
 
