@@ -120,14 +120,15 @@ TEST_CASE("hub drops a subscriber that was killed") {
   // reports it in caf/detail/init_fun_factory.hpp), so the victim takes one it ignores.
   auto victim = f.sys.spawn(
       [](caf::event_based_actor*, int) -> caf::behavior { return {[](const event&) {}}; }, 0);
+  // CAF notifies monitors newest first, so b monitors before the hub does: the victim then
+  // enqueues its down message at the hub before b's, and b's publish lands behind it.
+  b->monitor(victim);
   b->send(hub, caf::subscribe_atom_v, victim);
   subscribe(b, hub);
-  b->monitor(victim);
   caf::anon_send_exit(victim, caf::exit_reason::kill);
   CHECK(receive_within(b, [](const caf::down_msg&) {}));
   publish(b, hub, serial_raw{"ADC: OK"});
   CHECK(as<serial_raw>(next_event(b)).line == "ADC: OK");
-  // The down message reached the hub before the publish that b just received.
   auto* state_owner =
       dynamic_cast<caf::stateful_actor<hub_state>*>(caf::actor_cast<caf::abstract_actor*>(hub));
   REQUIRE(state_owner != nullptr);
