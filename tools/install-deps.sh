@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mixerd needs to build and test, skipping those already present.
 # Works on Debian 12 and Raspberry Pi OS (bookworm); uses sudo when not root.
-# Sourced or run by tools/run-simulated.sh and tools/run-tests.sh.
+# Run by tools/run-simulated.sh, tools/run-tests.sh (--with-tests) and tools/bench/run.sh
+# (--with-bench).
 set -euo pipefail
 
 build_packages=(build-essential cmake pkg-config ccache
@@ -12,9 +13,20 @@ build_packages=(build-essential cmake pkg-config ccache
 # tests run a real PulseAudio daemon and check it with pactl (pulseaudio-utils).
 test_packages=(python3 python3-pytest python3-socketio python3-websocket python3-requests nodejs npm openssl
   pulseaudio pulseaudio-utils)
+# The fuzz targets are built with clang's libFuzzer (its runtime is in libclang-rt-14-dev) and
+# replayed on their corpora in every test run.
+test_packages+=(clang libclang-rt-14-dev)
+# The benchmark driver (tools/bench/run.sh) adds wrk for HTTP throughput.
+bench_packages=(wrk)
 
 wanted=("${build_packages[@]}")
-if [[ "${1:-}" == "--with-tests" ]]; then wanted+=("${test_packages[@]}"); fi
+for option in "$@"; do
+  case "$option" in
+    --with-tests) wanted+=("${test_packages[@]}") ;;
+    --with-bench) wanted+=("${test_packages[@]}" "${bench_packages[@]}") ;;
+    *) echo "install-deps: unknown option '$option' (--with-tests, --with-bench)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for pkg in "${wanted[@]}"; do
