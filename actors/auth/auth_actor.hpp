@@ -5,7 +5,8 @@
 //
 // Messages:
 //   auth_check       -> auth_state     is login on, and is this session valid (touches it)
-//   login_attempt    -> login_outcome  a new CSPRNG session id on every success
+//   login_attempt    -> login_outcome  a new CSPRNG session id on every success; the password
+//                                      is checked on a detached thread (PBKDF2 is slow)
 //   logout_request   -> void           destroys the session
 //   settings_reloaded                  new user/hash/timeout; a changed user or hash ends all
 //                                      sessions
@@ -40,6 +41,7 @@ struct auth_actor_state {
   // Keyed by the SHA-256 of the session id: lookups never compare the secret itself.
   std::unordered_map<std::string, auth_session> sessions;
   std::unordered_map<std::string, std::deque<std::chrono::steady_clock::time_point>> failures;
+  caf::actor password_checker;  // detached, spawned on the first login
   static inline const char* name = "auth";
 };
 

@@ -2,10 +2,12 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/rand.h>
 
 #include <stdexcept>
 #include <vector>
+
+#include "actors/secure_random.hpp"
+#include "protocol/secret.hpp"
 
 namespace mixerd::password_hash {
 
@@ -14,17 +16,6 @@ namespace {
 constexpr std::string_view scheme = "pbkdf2_sha256";
 constexpr std::size_t salt_bytes = 16;
 constexpr std::size_t hash_bytes = 32;
-
-std::string to_hex(const unsigned char* data, std::size_t n) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(n * 2);
-  for (std::size_t i = 0; i < n; ++i) {
-    out.push_back(digits[data[i] >> 4]);
-    out.push_back(digits[data[i] & 0xF]);
-  }
-  return out;
-}
 
 bool from_hex(std::string_view hex, std::vector<unsigned char>& out) {
   if (hex.size() % 2 != 0) return false;
@@ -55,11 +46,11 @@ bool derive(std::string_view password, const unsigned char* salt, std::size_t sa
 std::string make(std::string_view password, int iterations) {
   unsigned char salt[salt_bytes];
   unsigned char hash[hash_bytes];
-  if (RAND_bytes(salt, sizeof salt) != 1 ||
-      !derive(password, salt, sizeof salt, iterations, hash, sizeof hash))
+  fill_random(salt, sizeof salt);
+  if (!derive(password, salt, sizeof salt, iterations, hash, sizeof hash))
     throw std::runtime_error("OpenSSL could not hash the password");
-  return std::string(scheme) + "$" + std::to_string(iterations) + "$" + to_hex(salt, sizeof salt) +
-         "$" + to_hex(hash, sizeof hash);
+  return std::string(scheme) + "$" + std::to_string(iterations) + "$" +
+         secret::to_hex(salt, sizeof salt) + "$" + secret::to_hex(hash, sizeof hash);
 }
 
 bool verify(std::string_view password, std::string_view stored) {

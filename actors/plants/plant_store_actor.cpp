@@ -1,11 +1,8 @@
 #include "actors/plants/plant_store_actor.hpp"
 
 #include <fcntl.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 
-#include <array>
 #include <caf/all.hpp>
 #include <cerrno>
 #include <cstring>
@@ -15,6 +12,7 @@
 #include "actors/settings/settings_file.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/plants.hpp"
+#include "protocol/secret.hpp"
 
 namespace mixerd {
 
@@ -23,22 +21,6 @@ namespace {
 constexpr std::string_view component = "plants";
 using self_ptr = caf::stateful_actor<plant_store_state>*;
 using outcome = plant_delete_outcome;
-
-std::array<unsigned char, EVP_MAX_MD_SIZE> sha256(std::string_view text) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int size = 0;
-  EVP_Digest(text.data(), text.size(), digest.data(), &size, EVP_sha256(), nullptr);
-  return digest;
-}
-
-// Digests of equal length: the time taken says nothing about the token's length or where
-// the two differ.
-bool token_matches(const std::string& expected, const std::string& given) {
-  if (expected.empty()) return false;
-  auto a = sha256(expected);
-  auto b = sha256(given);
-  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
-}
 
 std::string token_from(const nlohmann::json& settings) {
   auto it = settings.find("plant_store_token");
@@ -131,7 +113,7 @@ void load(self_ptr self) {
 
 outcome delete_plant(self_ptr self, const plant_delete& req) {
   auto& st = self->state;
-  if (!token_matches(st.token, req.token)) return {outcome::result::unauthorized, {}};
+  if (!secret::constant_time_equal(req.token, st.token)) return {outcome::result::unauthorized, {}};
   if (!req.id) return {outcome::result::bad_id, {}};
   if (!st.broken.empty()) return {outcome::result::unavailable, "plants.json: " + st.broken};
   auto pos = plants::find(st.plants, *req.id);

@@ -1,7 +1,6 @@
 #include "actors/settings/settings_file.hpp"
 
 #include <fcntl.h>
-#include <openssl/rand.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "actors/secure_random.hpp"
 #include "protocol/settings_schema.hpp"
 
 namespace mixerd::settings_file {
@@ -151,16 +151,7 @@ write_lock::~write_lock() {
 }
 
 std::string random_secret() {
-  unsigned char bytes[32];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("OpenSSL RAND_bytes failed");
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(64);
-  for (unsigned char b : bytes) {
-    out.push_back(hex[b >> 4]);
-    out.push_back(hex[b & 0xF]);
-  }
-  return out;
+  return random_hex(32);
 }
 
 bool ensure_secrets(nlohmann::json& settings) {

@@ -1,13 +1,11 @@
 #include "actors/toast/toast_actor.hpp"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-
 #include <caf/all.hpp>
 
 #include "actors/log.hpp"
 #include "actors/settings/settings_file.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/secret.hpp"
 
 namespace mixerd {
 
@@ -16,17 +14,6 @@ namespace {
 constexpr std::string_view component = "toast";
 using self_ptr = caf::stateful_actor<toast_actor_state>*;
 using outcome = toast_outcome::result;
-
-// Equal-length digests, so the time taken says nothing about how much of a guess was right.
-bool same_secret(std::string_view given, std::string_view expected) {
-  unsigned char a[EVP_MAX_MD_SIZE];
-  unsigned char b[EVP_MAX_MD_SIZE];
-  unsigned int na = 0;
-  unsigned int nb = 0;
-  EVP_Digest(given.data(), given.size(), a, &na, EVP_sha256(), nullptr);
-  EVP_Digest(expected.data(), expected.size(), b, &nb, EVP_sha256(), nullptr);
-  return na == nb && CRYPTO_memcmp(a, b, na) == 0 && !expected.empty();
-}
 
 toast_handler* find_handler(self_ptr self, std::string_view id) {
   for (auto& h : self->state.handlers)
@@ -181,7 +168,8 @@ caf::behavior toast_actor(caf::stateful_actor<toast_actor_state>* self, toast_wi
           out.what = toast_admission::verdict::rate_limited;
           out.retry_after = wait;
           log::debug(component, "rate limit reached for ", req.address);
-        } else if (req.needs_key && !same_secret(req.api_key, self->state.api_key)) {
+        } else if (req.needs_key &&
+                   !secret::constant_time_equal(req.api_key, self->state.api_key)) {
           out.what = toast_admission::verdict::unauthorized;
         }
         return out;

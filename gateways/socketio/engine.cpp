@@ -1,7 +1,5 @@
 #include "gateways/socketio/engine.hpp"
 
-#include <openssl/rand.h>
-
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "actors/log.hpp"
+#include "actors/secure_random.hpp"
 #include "gateways/controller/routes.hpp"
 #include "gateways/http/cors.hpp"
 #include "protocol/socketio_codec.hpp"
@@ -65,7 +64,7 @@ std::string random_sid() {
   static constexpr char alphabet[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
   unsigned char bytes[15];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("RAND_bytes failed");
+  fill_random(bytes, sizeof bytes);
   std::string out;
   out.reserve(20);
   for (std::size_t i = 0; i < sizeof bytes; i += 3) {

@@ -11,6 +11,9 @@ namespace {
 
 constexpr std::string_view component = "socket.io";
 constexpr std::string_view get_state_event = "get_state";
+// State answers one socket may have on their way. Each costs the state actors a snapshot, so a
+// client that asks faster than it reads would otherwise keep them busy for everyone else.
+constexpr int max_pending_state = 16;
 
 packet_ptr shared(std::string text) {
   return std::make_shared<const std::string>(std::move(text));
@@ -166,6 +169,12 @@ void namespace_server::on_authorised(const std::weak_ptr<connection>& weak,
 // built before an event must not arrive after that event and undo it on the client. Events are
 // absolute values, so one that the answer already reflects is harmless when repeated.
 void namespace_server::request_state(socket& s, std::optional<std::uint64_t> ack_id) {
+  if (s.pending_state >= max_pending_state) {
+    log::warn(component, "session ", s.conn->id(), ": ", s.pending_state,
+              " state requests unanswered: closing it");
+    s.conn->close();
+    return;
+  }
   ++s.pending_state;
   backend_.query_state(ack_id,
                        [weak_self = weak_from_this(), weak = std::weak_ptr<connection>(s.conn),

@@ -105,12 +105,15 @@ def test_a_websocket_client_that_never_reads_is_dropped(connected, clients):
         server_side = socket_inode(daemon.ports["controller"], stuck.sock.getsockname()[1])
         assert holds_socket(daemon.proc.pid, server_side)
         # Never read again, but ask for ~1 KB answers, far more than the kernel buffers hold, so
-        # the server's frame queue (1000) must overflow.
-        for _ in range(20000):
-            try:
-                stuck.send('42["get_state"]')
-            except (BrokenPipeError, ConnectionResetError, websocket.WebSocketException):
-                break
+        # the server's frame queue (1000) must overflow. A few at a time: more than 16 answers
+        # on their way at once closes the session for another reason (tested below).
+        try:
+            for _ in range(2500):
+                for _ in range(8):
+                    stuck.send('42["get_state"]')
+                time.sleep(0.002)
+        except (BrokenPipeError, ConnectionResetError, websocket.WebSocketException):
+            pass
         started = time.monotonic()
         status, _, _ = http("POST", daemon.url("/api/sliders/1"), {"value": 3})
         assert status == 200
@@ -129,3 +132,23 @@ def test_a_websocket_client_that_never_reads_is_dropped(connected, clients):
                 break
     finally:
         stuck.shutdown()
+
+
+def test_a_client_that_floods_state_requests_is_dropped(connected, clients):
+    daemon, device = connected
+    healthy = clients("node", daemon.url(""), "websocket")
+    healthy.event("initial_state")
+    flood = websocket.create_connection(
+        daemon.url("/socket.io/?EIO=4&transport=websocket").replace("http://", "ws://"), timeout=10)
+    try:
+        assert flood.recv().startswith("0{")
+        flood.send("40")
+        # One frame holding nothing but state requests: they all arrive before the first answer.
+        for _ in range(200):
+            flood.send('42["get_state"]')
+        daemon.wait_log("state requests unanswered: closing it")
+        status, _, _ = http("POST", daemon.url("/api/sliders/2"), {"value": 9})
+        assert status == 200
+        assert healthy.event("slider_change") == {"index": 2, "value": 9}
+    finally:
+        flood.shutdown()
