@@ -125,6 +125,10 @@ TEST_CASE("hub drops a subscriber that was killed") {
   b->monitor(victim);
   b->send(hub, caf::subscribe_atom_v, victim);
   subscribe(b, hub);
+  // Once b has this event, the hub has handled both subscriptions: it monitors the victim while
+  // it is alive (monitoring a dead actor would queue the down message behind the publish below).
+  publish(b, hub, serial_raw{"subscribed"});
+  CHECK(as<serial_raw>(next_event(b)).line == "subscribed");
   caf::anon_send_exit(victim, caf::exit_reason::kill);
   CHECK(receive_within(b, [](const caf::down_msg&) {}));
   publish(b, hub, serial_raw{"ADC: OK"});
