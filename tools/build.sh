@@ -9,6 +9,9 @@ case "$kind" in
   asan) flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIXERD_SANITIZE=ON) ;;
   *) echo "build: unknown build type '$kind' (release or asan)" >&2; exit 2 ;;
 esac
+# Paths relative to the checkout in ccache's keys, so a fresh clone elsewhere (CI) reuses the
+# cache of an earlier build; debug info then names files relative to the build folder.
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 dir="$root/build/$kind"
 if [[ ! -f "$dir/CMakeCache.txt" ]]; then
   cmake -S "$root" -B "$dir" "${flags[@]}" >/dev/null
