@@ -145,9 +145,11 @@ class Daemon:
         self._lines = queue.Queue()
 
     def start(self, wait_ready=True):
+        # errors="replace": mixerd logs unrecognised device lines byte for byte; invalid UTF-8
+        # must not end the pump (a full pipe would then block the daemon's logging).
         self.proc = subprocess.Popen([MIXERD_BIN, *self.args], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     env=self.env, text=True)
+                                     env=self.env, text=True, errors="replace")
         threading.Thread(target=self._pump, daemon=True).start()
         if wait_ready:
             self.wait_log("ready", timeout=15)

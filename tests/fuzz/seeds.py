@@ -1,0 +1,234 @@
+#!/usr/bin/python3
+"""Writes the hand-made seeds of every fuzz target into tests/fuzz/corpus/<target>/seed-*.
+
+The seeds are realistic inputs taken from the spec (shared/spec, shared/reference captures),
+protocol/README.md and the unit tests. Files that libFuzzer added (`tools/fuzz.sh run --merge`,
+named by their SHA-1) are left alone. Run after changing a seed: /usr/bin/python3 tests/fuzz/seeds.py
+"""
+import json
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RS = "\x1e"
+
+
+def write(target, name, data):
+    folder = os.path.join(HERE, "corpus", target)
+    os.makedirs(folder, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    with open(os.path.join(folder, "seed-" + name), "wb") as f:
+        f.write(data)
+
+
+# ---- device_line: what the device (firmware, simulator) sends; host lines for the simulator.
+DEVICE = {
+    "handshake": "STATE,CONNECTED\r\nACK,READY\r\nDEV_TYPE,Mixlar Mix\r\nFW_VER,2.0.0\r\n",
+    "sliders": "SLIDER,0,57\nSLIDER,1,0\nSLIDER,2,100\nSLIDER,3,42\n",
+    "bad-values": "SLIDER,4,10\nSLIDER,0,101\nENCODER,0\nENCODER,1001\nENCODER,+-1\nMPAGE,4\n",
+    "buttons": "MACRO,0,PRESS\rMACRO,0,RELEASE\rMACRO,8,PRESS\rENCODER,PRESS\rENCODER,RELEASE\r",
+    "encoder": "ENCODER,-2\nENCODER,3\nENCODER,+3\nENCODER,-1000\n",
+    "mutes": "MUTE,0,PRESS\nMUTE,3,PRESS\nMUTE,MASTER,PRESS\n",
+    "pages": "PAGE,MAIN\nPAGE,Mix\\,er\nMPAGE,0\nMPAGE,3\nVER,2.0.0\nPONG\n",
+    "acks": "ACK,VOL,0,Music,50\nACK,VOL,0,A\\,B,50\nACK,BRIGHTNESS,80\nACK,MACRO,4,Back\\\\slash,play\n",
+    "boot-chatter": "ADC: OK\nTouch: not found\nMixlar Mix ready\n[PSRAM] 8 MB\nQA,PASS,2024-01-01\n",
+    "crlf-split": "SLIDER,2,5\r\n\r\n\n\rSLIDER,2,6\r",
+    "overlong": "PAGE," + "x" * 300 + "\nSLIDER,1,1\n",
+    "unterminated": "SLIDER,3,9",
+    "utf8": "PAGE,Caf\u00e9 \u266b \U0001f3b5\nDEV_TYPE,Mixlar\u00a0Mix\n",
+    "host-vol": "VOL,0,Music,50\nVOL,1,C:\\Music,0\nVOL,3,A\\,B\\\\C,100\n",
+    "host-cmds": "READY\nPING\nVER\nDEV_TYPE\nREBOOT\nBRIGHTNESS,33\nMASTER,64\nMPAGE,2\n",
+    "host-mute": "MUTE,0,1\nMUTE,MASTER,0\nMUTE,3,0\n",
+    "host-macro": "MACRO,2,Play,\nMACRO,8,x\\,y,ic\\\\on\nMACRO,4,Mic,mic\n",
+    "host-toast": "TOAST,3000,bell,3B82F6,Build passed,main \u00b7 42 s\n"
+                  "TOAST,30000,warning,FF0000,Disk\\, full,\n",
+}
+for name, text in DEVICE.items():
+    write("device_line", name, text)
+
+# ---- engineio_payload: polling POST bodies (reference/socketio-wire.md 4.1, 4.3).
+POLLING = {
+    "connect": "40",
+    "connect-auth": '40{"token":"0123456789abcdef0123456789abcdef"}',
+    "two-events": '42["get_state"]' + RS + '42["set_volume",{"index":1,"value":0.3}]',
+    "pong": "3",
+    "disconnect-close": "41" + RS + "1",
+    "ack": '420["get_state"]' + RS + '3',
+    "noop-upgrade": "6" + RS + "5" + RS + "2probe",
+    "empty-packet": "42[\"a\"]" + RS + RS + "3",
+    "binary": "bAQIDBA==",
+    "unicode": '42["ev",{"label":"Caf\u00e9 \U0001f3b5"}]',
+}
+for name, text in POLLING.items():
+    write("engineio_payload", name, text)
+
+# ---- socketio_packet: Socket.IO packets (the data of an Engine.IO '4') and handshake queries.
+SIO = {
+    "connect": "0",
+    "connect-auth": '0{"token":"abc"}',
+    "connect-nsp": "0/admin,",
+    "disconnect": "1",
+    "disconnect-nsp": "1/admin",
+    "event": '2["get_state"]',
+    "event-ack": '20["get_state"]',
+    "event-ack-nsp": '2/admin,1["tellme"]',
+    "event-data": '2["slider_change",{"index":2,"value":57}]',
+    "ack": '30[{"sliders":[0.1,0.2]}]',
+    "connect-error": '4{"message":"Authentication required"}',
+    "reserved": '2["disconnect"]',
+    "binary": '51-["a",{"_placeholder":true,"num":0}]',
+    "deep": "2" + "[" * 70 + "]" * 70,
+    "big-ack": "218446744073709551615[\"x\"]",
+    "query-polling": "EIO=4&transport=polling&t=330o7ajx",
+    "query-sid": "EIO=4&transport=websocket&sid=bNsSwWUI4vHjs-atAAAA",
+    "query-python": "transport=polling&EIO=4&t=1795245983.8679109",
+}
+for name, text in SIO.items():
+    write("socketio_packet", name, text)
+
+
+# ---- websocket_frames: client frames (masked, RFC 6455) after the handshake.
+def frame(payload, opcode=1, fin=True, mask=b"\x37\xfa\x21\x3d"):
+    if isinstance(payload, str):
+        payload = payload.encode()
+    head = bytes([(0x80 if fin else 0) | opcode])
+    n = len(payload)
+    if n < 126:
+        head += bytes([0x80 | n])
+    elif n < 65536:
+        head += bytes([0x80 | 126]) + struct.pack(">H", n)
+    else:
+        head += bytes([0x80 | 127]) + struct.pack(">Q", n)
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return head + mask + masked
+
+
+WS = {
+    "upgrade-probe": frame("2probe") + frame("5"),
+    "session": frame("40") + frame('42["get_state"]') + frame('420["get_state"]') + frame("3"),
+    "python": frame("40{}") + frame('421["get_state"]') + frame("41") + frame("1"),
+    "fragmented": frame('42["set_vo', fin=False) + frame('lume",{"index":1}]', opcode=0),
+    "ping-close": frame(b"hi", opcode=9) + frame(struct.pack(">H", 1000), opcode=8),
+    "binary": frame(b"\x00\x01\x02", opcode=2),
+    "long": frame('42["ev","' + "x" * 300 + '"]'),
+    "bad-utf8": frame(b"42[\"\xff\"]"),
+    "unmasked": b"\x81\x0242",
+}
+for name, data in WS.items():
+    write("websocket_frames", name, data)
+
+
+# ---- http_request: requests to the three listeners (interfaces.md, protocol/README.md).
+def request(method, target, body=None, headers=()):
+    lines = [f"{method} {target} HTTP/1.1", "Host: 127.0.0.1:5000"]
+    lines += list(headers)
+    if body is not None:
+        lines += ["Content-Type: application/json", f"Content-Length: {len(body.encode())}"]
+    return "\r\n".join(lines) + "\r\n\r\n" + (body or "")
+
+
+KEY = "X-API-Key: 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+HTTP = {
+    "get-status": request("GET", "/api/status"),
+    "get-sliders-keepalive": request("GET", "/api/sliders") + request("GET", "/api/mutes"),
+    "post-slider": request("POST", "/api/sliders/2", '{"value": 57}'),
+    "post-slider-float": request("POST", "/api/sliders/4", '{"value": 57.0}'),
+    "post-slider-bad-index": request("POST", "/api/sliders/5", '{"value": 1}'),
+    "post-assignment": request("POST", "/api/sliders/1/assignment",
+                               '{"type": "specific_app", "names": ["Spotify.exe", "firefox"], '
+                               '"label": "Music", "enforce_volume": false}'),
+    "post-assignment-system": request("POST", "/api/sliders/3/assignment",
+                                      '{"type": "system_default_input"}'),
+    "get-assignment": request("GET", "/api/sliders/3/assignment"),
+    "get-sessions": request("GET", "/api/audio/sessions"),
+    "post-mute": request("POST", "/api/mutes/3"),
+    "post-master-mute": request("POST", "/api/mutes/master"),
+    "post-master-volume": request("POST", "/api/volume/master", '{"value": 100}'),
+    "head-volume": request("HEAD", "/api/volume/master"),
+    "login": request("POST", "/api/auth/login",
+                     '{"username": "admin", "password": "s3cret", "remember": true}',
+                     ["Origin: http://127.0.0.1:5000"]),
+    "logout-cookie": request("POST", "/api/auth/logout", "",
+                             ["Cookie: theme=dark; controller_session=" + "ab" * 32]),
+    "auth-status": request("GET", "/api/auth/status"),
+    "preflight": request("OPTIONS", "/api/sliders/1",
+                         headers=["Origin: http://example.com",
+                                  "Access-Control-Request-Method: POST",
+                                  "Access-Control-Request-Headers: content-type"]),
+    "method-not-allowed": request("DELETE", "/api/sliders"),
+    "percent-path": request("GET", "/api/%73liders/%31/assignment?x=1"),
+    "toast-send": request("POST", "/api/toast/send",
+                          '{"message": "Build passed", "subtitle": "main \u00b7 42 s", '
+                          '"icon": "checkmark", "duration_ms": 5000, "color": "#0f0"}', [KEY]),
+    "toast-send-query-key": request("POST", "/api/toast/send?api_key=0123456789abcdef%2B",
+                                    '{"message": "Caf\u00e9 \U0001f3b5", "color": null}'),
+    "toast-health": request("GET", "/api/toast/health"),
+    "toast-handlers": request("GET", "/api/toast/handlers", headers=[KEY]),
+    "toast-switch": request("POST", "/api/toast/handlers/music", '{"enabled": false}', [KEY]),
+    "toast-status-network": request("GET", "/api/toast/status", headers=[KEY])
+    + request("GET", "/api/toast/network", headers=[KEY]),
+    "toast-regenerate": request("POST", "/api/toast/regenerate", "", [KEY]),
+    "plants-delete": request("DELETE", "/plants/3",
+                             headers=["Authorization: Bearer abcdefABCDEF0123456789-._~+/=="]),
+    "plants-delete-bad": request("DELETE", "/plants/1e3", headers=["Authorization: basic x"]),
+    "plants-twice": request("DELETE", "/plants/-9223372036854775808",
+                            headers=["Authorization: Bearer a", "authorization: Bearer a"]),
+    "chunked": "POST /api/volume/master HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+               "c\r\n{\"value\": 3}\r\n0\r\n\r\n",
+    "expect-continue": request("POST", "/api/sliders/1", '{"value": 0}',
+                               ["Expect: 100-continue"]),
+    "http10": "GET /api/status HTTP/1.0\r\n\r\n",
+    "too-large": "POST /api/sliders/1 HTTP/1.1\r\nContent-Length: 70000\r\n\r\n{",
+    "malformed": "GET /api/status HTTP/9.9\r\nHost: x\r\n\r\n",
+    "socketio": request("GET", "/socket.io/?EIO=4&transport=polling&t=330o7ajx"),
+}
+for name, text in HTTP.items():
+    write("http_request", name, text)
+
+# ---- settings_json: conf/settings.example.json and the shapes protocol/README.md describes.
+with open(os.path.join(HERE, "..", "..", "conf", "settings.example.json")) as f:
+    write("settings_json", "example", f.read())
+SETTINGS = {
+    "secrets": {"toast_api_key": "0123456789abcdef" * 4, "plant_store_token": "f" * 64,
+                "auth_enabled": True, "auth_username": "admin",
+                "auth_password_hash": "pbkdf2_sha256$300000$" + "00" * 16 + "$" + "11" * 32},
+    "mutes": {"mutes": {"individual": [False, True, False, False], "master": True},
+              "master_volume": 0, "future_key": {"nested": [1, 2.5, None]}},
+    "bad-port": {"controller_port": 70000},
+    "bad-slider": {"sliders": [{"label": "x", "assignment": {"type": "app", "names": [""]}}]},
+    "bad-bind": {"bind_address": "localhost"},
+    "ipv6": {"bind_address": "::", "log_level": "debug", "serial_port": "/dev/ttyACM0"},
+}
+for name, value in SETTINGS.items():
+    write("settings_json", name, json.dumps(value, indent=2) + "\n")
+write("settings_json", "broken", '{\n  "controller_port": 5000,\n  "toast_port": \n}\n')
+write("settings_json", "empty", "  \n")
+
+# ---- plants_json: the sample list as mixerd writes it, and broken ones.
+SAMPLES = ["Monstera deliciosa", "Ficus lyrata", "Sansevieria trifasciata", "Aloe vera"]
+plants = [{"id": i + 1, "name": n} for i, n in enumerate(SAMPLES)]
+write("plants_json", "samples", json.dumps(plants, indent=2) + "\n")
+write("plants_json", "extra-keys",
+      json.dumps([{"id": -9223372036854775808, "name": "x", "water": {"days": [1, 3]}}]))
+write("plants_json", "duplicate", '[{"id": 1, "name": "a"}, {"id": 1, "name": "b"}]')
+write("plants_json", "too-big-id", '[{"id": 9223372036854775808, "name": "a"}]')
+write("plants_json", "deep", "[" * 20 + "]" * 20)
+write("plants_json", "not-json", "[{\"id\": 1, \"name\": \"a\"},\n")
+
+# ---- tailscale_status: `tailscale status --json` as the network actor reads it.
+TS = {
+    "running": {"Version": "1.56.1", "BackendState": "Running",
+                "TailscaleIPs": ["100.101.102.103", "fd7a:115c:a1e0::1"],
+                "Self": {"ID": "n1", "HostName": "pi", "DNSName": "pi.tail1234.ts.net.",
+                         "TailscaleIPs": ["100.101.102.103", "fd7a:115c:a1e0::1"],
+                         "Online": True},
+                "MagicDNSSuffix": "tail1234.ts.net", "Peer": {}},
+    "stopped": {"BackendState": "Stopped", "Self": {"DNSName": "", "TailscaleIPs": []}},
+    "needs-login": {"BackendState": "NeedsLogin", "TailscaleIPs": None, "Self": None},
+    "v6-only": {"BackendState": "Running", "Self": {"TailscaleIPs": ["fd7a:115c:a1e0::5"]}},
+}
+for name, value in TS.items():
+    write("tailscale_status", name, json.dumps(value, indent=1))
+write("tailscale_status", "garbage", "failed to connect to local tailscaled; it doesn't appear "
+      "to be running\n")
