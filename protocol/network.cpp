@@ -10,13 +10,21 @@ namespace mixerd::network {
 
 namespace {
 
+// inet_pton reads a C string: text after a NUL would be ignored, so "100.64.0.1\0junk" (JSON
+// may carry \u0000) would pass as an address. Such text is not one.
+bool has_nul(std::string_view text) {
+  return text.find('\0') != std::string_view::npos;
+}
+
 std::optional<std::uint32_t> ipv4(std::string_view address) {
+  if (has_nul(address)) return std::nullopt;
   in_addr a{};
   if (inet_pton(AF_INET, std::string(address).c_str(), &a) != 1) return std::nullopt;
   return ntohl(a.s_addr);
 }
 
 std::optional<std::array<unsigned char, 16>> ipv6(std::string_view address) {
+  if (has_nul(address)) return std::nullopt;
   std::array<unsigned char, 16> out{};
   if (inet_pton(AF_INET6, std::string(address).c_str(), out.data()) != 1) return std::nullopt;
   return out;

@@ -103,7 +103,8 @@ parsed_plants parse_plants(std::string_view text) {
   };
   try {
     out.list = nlohmann::json::parse(text.begin(), text.end(), depth_guard);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // Not only parse_error: a number too large for a double (1e400) is an out_of_range.
     out.list = nlohmann::json::array();
     out.error = std::string("not valid JSON: ") + e.what();
     return out;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "protocol/json.hpp"
@@ -119,10 +120,37 @@ std::optional<problem> check_log_level(const json& s) {
   return problem{"log_level", "must be one of trace, debug, info, warn, error"};
 }
 
+// nlohmann's copy and dump recurse, and the daemon copies the settings into messages and dumps
+// them on every save: a value nested a few ten thousand levels deep would overflow the stack
+// there. The parser and the destructor do not recurse, and neither does this check.
+constexpr int max_nesting = 64;
+
+bool nested_deeper_than(const json& root, int limit) {
+  std::vector<std::pair<const json*, int>> todo{{&root, 1}};
+  while (!todo.empty()) {
+    const auto [value, depth] = todo.back();
+    todo.pop_back();
+    if (!value->is_structured()) continue;
+    if (depth > limit) return true;
+    for (const auto& item : *value)
+      todo.emplace_back(&item, depth + 1);
+  }
+  return false;
+}
+
+std::optional<problem> check_nesting(const json& s) {
+  // The top level is the first level.
+  for (const auto& [key, value] : s.items())
+    if (nested_deeper_than(value, max_nesting - 1))
+      return problem{key, "is nested deeper than " + std::to_string(max_nesting) + " levels"};
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<problem> validate(const nlohmann::json& s) {
   if (!s.is_object()) return problem{"(top level)", "must be a JSON object"};
+  if (auto deep = check_nesting(s)) return deep;
   using vt = json::value_t;
   const std::array<std::optional<problem>, 18> checks{
       check_secret(s, "toast_api_key"),
@@ -199,6 +227,8 @@ bool at_path(const std::vector<scan_frame>& stack, const std::vector<path_step>&
 }  // namespace
 
 bool is_ip_address(const std::string& text) {
+  // inet_pton stops at a NUL ("0.0.0.0\u0000x" in JSON); the daemon would bind to the prefix.
+  if (text.find('\0') != std::string::npos) return false;
   in_addr v4{};
   in6_addr v6{};
   return ::inet_pton(AF_INET, text.c_str(), &v4) == 1 ||

@@ -69,6 +69,10 @@ load_result load(const std::string& path) {
     result.error = path + ":" + std::to_string(line) + ":" + std::to_string(column) +
                    ": not valid JSON: " + e.what();
     return result;
+  } catch (const nlohmann::json::exception& e) {
+    // A number too large for a double (1e400) is an out_of_range, without a position.
+    result.error = path + ": not valid JSON: " + e.what();
+    return result;
   }
   if (auto bad = settings_schema::validate(result.settings)) {
     int line = settings_schema::locate_key(text, bad->key);

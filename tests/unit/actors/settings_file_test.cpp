@@ -87,6 +87,15 @@ TEST_CASE("load of broken JSON names the path and the line and column") {
   CHECK(contains(error, dir.file("settings.json") + ":3:17: not valid JSON"));
 }
 
+TEST_CASE("load of a number too large for a double is broken JSON, not an exception") {
+  // Found by fuzzing: nlohmann reports the overflow as out_of_range, not parse_error.
+  temp_dir dir;
+  const std::string error = load_error(dir, "{\n  \"master_volume\": 1e400\n}\n");
+  CAPTURE(error);
+  CHECK(contains(error, dir.file("settings.json") + ": not valid JSON"));
+  CHECK(contains(error, "number overflow"));
+}
+
 TEST_CASE("load of valid settings returns them with unknown keys kept") {
   temp_dir dir;
   const std::string path = dir.file("settings.json");

@@ -91,6 +91,16 @@ TEST_CASE("tailscale status: stopped, logged out, or not a status") {
   CHECK_FALSE(network::parse_tailscale_status("[1, 2]"));
 }
 
+TEST_CASE("tailscale status: an address followed by a NUL is no address") {
+  // Found by fuzzing: inet_pton read the text up to the NUL and took the whole string.
+  auto o = network::parse_tailscale_status(
+      R"({"BackendState": "Running", "Self": {"TailscaleIPs": ["100.64.0.1\u0000x", "fd7a:115c:a1e0::5\u0000"]}})");
+  REQUIRE(o);
+  CHECK(o->ip.empty());
+  CHECK_FALSE(network::in_overlay_range(std::string("100.64.0.1\0", 11)));
+  CHECK_FALSE(network::is_ipv6(std::string("::1\0", 4)));
+}
+
 TEST_CASE("without the command, an overlay interface or address stands for the overlay") {
   auto none = network::overlay_from_interfaces({{"lo", "127.0.0.1"}, {"eth0", "192.168.1.20"}});
   CHECK_FALSE(none.installed);

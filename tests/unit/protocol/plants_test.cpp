@@ -97,6 +97,11 @@ TEST_CASE("parse_plants refuses broken files with a reason") {
   CHECK(plants::parse_plants(" \n").error.find("empty") != std::string::npos);
   CHECK(plants::parse_plants("{\"id\": 1}").error == "must be a JSON array of plants");
   CHECK_FALSE(plants::parse_plants("[{\"id\": 1, \"name\": \"\xff\"}]").ok());  // not UTF-8
+  // Found by fuzzing: a number too large for a double threw out of parse_plants.
+  auto overflow = plants::parse_plants(R"([{"id": 1e400, "name": "a"}])");
+  CHECK(overflow.error.find("not valid JSON") != std::string::npos);
+  CHECK(overflow.error.find("number overflow") != std::string::npos);
+  CHECK(overflow.list == json::array());
 
   std::string deep =
       R"([{"id": 1, "name": "a", "x": )" + std::string(20, '[') + std::string(20, ']') + "}]";

@@ -55,6 +55,28 @@ TEST_CASE("validate refuses a top level that is not an object") {
   }
 }
 
+TEST_CASE("validate refuses values nested deeper than 64 levels, unknown keys included") {
+  // Found while fuzzing settings.json: nlohmann's copy and pretty dump recurse, and a deep
+  // value made the daemon's first save run for ever (the indentation grows quadratically).
+  auto nested = [](int levels) {
+    json value = json::array();
+    for (int i = 1; i < levels; ++i)
+      value = json::array({std::move(value)});
+    return value;
+  };
+  CHECK_FALSE(settings_schema::validate(json{{"future", nested(63)}}));  // 64 with the top
+  auto problem = settings_schema::validate(json{{"future", nested(64)}});
+  REQUIRE(problem);
+  CHECK(problem->key == "future");
+  CHECK(problem->message == "is nested deeper than 64 levels");
+  // A deep value is refused before anything else in it is looked at.
+  json settings = json::object();
+  settings["sliders"] = nested(10000);  // moved in: a copy would recurse 10000 levels
+  auto sliders = settings_schema::validate(settings);
+  REQUIRE(sliders);
+  CHECK(sliders->key == "sliders");
+}
+
 TEST_CASE("validate checks the secrets") {
   const std::string sixteen(16, 'a');
   check_key("toast_api_key", {sixteen, std::string(64, 'f')},
@@ -83,7 +105,8 @@ TEST_CASE("validate checks the ports") {
 
 TEST_CASE("validate checks the serial port the bind address and the log level") {
   check_key("serial_port", {"auto", "none", "/dev/ttyACM0"}, {1, false, nullptr});
-  check_key("bind_address", {"0.0.0.0", "127.0.0.1"}, {false, 0});
+  check_key("bind_address", {"0.0.0.0", "127.0.0.1"},
+            {false, 0, std::string("0.0.0.0\0junk", 12)});  // NUL: found by fuzzing
   check_key("log_level", {"trace", "debug", "info", "warn", "error"},
             {"verbose", "INFO", "", 1, nullptr});
 }
