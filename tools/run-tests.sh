@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds the Release and the ASan+UBSan builds, and runs every test
-# in both: unit tests (CTest) and integration tests (pytest against the real mixerd, a real pty
-# and loopback HTTP). Ends with one summary line; exits non-zero if anything failed.
+# in both: unit tests (CTest), integration tests (pytest against the real mixerd, a real pty
+# and loopback HTTP) and the short fault tests; then replays every fuzz corpus (clang, ASan+UBSan).
+# Ends with one summary line; exits non-zero if anything failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/install-deps.sh" --with-tests || exit 1
@@ -26,6 +27,16 @@ for kind in release asan; do
   echo "== $kind: integration tests"
   MIXERD_BIN="$root/build/$kind/tools/mixerd" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
     --junitxml="$results/$kind-integration.xml" "$root/tests/integration" || status=1
+  # The short scale of tools/run-faults.sh: load, hang-ups, kill -9, malformed input.
+  echo "== $kind: fault tests (short scale)"
+  MIXERD_BIN="$root/build/$kind/tools/mixerd" MIXERD_FAULT_SCALE=short /usr/bin/python3 -m pytest \
+    -q -p no:cacheprovider --junitxml="$results/$kind-faults.xml" "$root/tests/faults" || status=1
 done
+# Every fuzz target once over its corpus, built with clang under ASan+UBSan.
+echo "== fuzz: build and replay the corpora"
+if ! "$root/tools/fuzz.sh" replay 2>&1 | tee "$results/fuzz-replay.txt"; then
+  status=1
+  grep -q "fuzz replay: .* FAILED (" "$results/fuzz-replay.txt" || echo fuzz >"$results/fuzz-build-failed"
+fi
 /usr/bin/python3 "$root/tools/test-summary.py" "$results" || status=1
 exit $status

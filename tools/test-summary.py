@@ -1,4 +1,5 @@
-"""Adds up the JUnit reports of one tools/run-tests.sh run into one closing line."""
+"""Adds up the JUnit reports (and the fuzz replay lines) of one tools/run-tests.sh run into one
+closing line."""
 import pathlib
 import sys
 import xml.etree.ElementTree as ET
@@ -16,6 +17,14 @@ for report in sorted(results.glob("*.xml")):
                 skipped += 1
             else:
                 passed += 1
+# tools/fuzz.sh replay: one line per target.
+replay = results / "fuzz-replay.txt"
+if replay.exists():
+    for line in replay.read_text(errors="replace").splitlines():
+        if line.startswith("fuzz replay: ") and len(line.split()) > 3:
+            verdict = line.split()[3]
+            passed += verdict == "ok"
+            failed += verdict == "FAILED"
 build_failures = len(list(results.glob("*-build-failed")))
 failed += build_failures
 note = f" ({build_failures} build(s) failed)" if build_failures else ""
