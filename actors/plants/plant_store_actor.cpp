@@ -56,28 +56,12 @@ read_status read_bounded(const std::string& path, std::size_t limit, std::string
   return read_status::ok;
 }
 
-// A kill during a write leaves settings_file::write_atomically's temporary file behind
-// (".plants.json.XXXXXX" next to the file). Only this actor writes there: remove them.
-void remove_leftovers(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const std::string prefix = "." + target.filename().string() + ".";
-  std::error_code ec;
-  for (fs::directory_iterator it(target.parent_path(), ec), end; !ec && it != end;
-       it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0) {
-      std::error_code ignored;
-      fs::remove(it->path(), ignored);
-    }
-  }
-}
-
 // Loads plants.json into the state, the way it is done at start: a missing file gets the
 // sample plants; a broken one leaves the store unavailable and the file untouched.
 void load(self_ptr self) {
   auto& st = self->state;
-  remove_leftovers(st.path);
+  // Only this actor writes plants.json: a temporary file next to it is a write a kill cut short.
+  settings_file::remove_leftover_temporaries(st.path);
   std::string text;
   std::string error;
   switch (read_bounded(st.path, plants::max_file_bytes + 1, text, error)) {

@@ -46,6 +46,12 @@ caf::behavior settings_actor(caf::stateful_actor<settings_state>* self, settings
                              nlohmann::json initial) {
   self->state.paths = std::move(paths);
   self->state.current = std::move(initial);
+  {
+    // The daemon's writes and the command line's (set-password, api-key) share this lock, so
+    // a temporary file found while holding it is one a kill cut short.
+    settings_file::write_lock lock(self->state.paths.lock());
+    if (lock.held()) settings_file::remove_leftover_temporaries(self->state.paths.settings);
+  }
   self->set_down_handler([self](const caf::down_msg& down) {
     auto& w = self->state.watchers;
     w.erase(

@@ -110,6 +110,21 @@ std::error_code write_atomically(const std::string& path, const std::string& con
   return {};
 }
 
+void remove_leftover_temporaries(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const std::string prefix = "." + target.filename().string() + ".";
+  std::error_code ec;
+  for (fs::directory_iterator it(target.parent_path(), ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0) {
+      std::error_code ignored;
+      fs::remove(it->path(), ignored);
+    }
+  }
+}
+
 update_result update(const paths& where, const std::function<bool(nlohmann::json&)>& change) {
   update_result result;
   write_lock lock(where.lock());

@@ -41,6 +41,10 @@ update_result update(const paths& where, const std::function<bool(nlohmann::json
 
 // Temp file in the same folder, fsync, rename over, fsync the folder; mode 0600.
 std::error_code write_atomically(const std::string& path, const std::string& contents);
+
+// Removes what a write_atomically cut short by a kill leaves behind: ".NAME.XXXXXX" files next
+// to `path`. Only for the file's one writer, while no write of its own is under way.
+void remove_leftover_temporaries(const std::string& path);
 // Pretty JSON with a trailing newline, the way the file is written.
 std::string serialize(const nlohmann::json& settings);
 

@@ -85,6 +85,10 @@ void post_assignment(route_call& call) {
   std::string error;
   auto parsed = json::assignment_from_json(*body, error);
   if (!parsed) return call.respond(controller_error(400, error));
+  // settings.json may hold an app assignment without names (it matches nothing); a new one
+  // must name at least one application.
+  if (parsed->type == assignment_type::app && parsed->names.empty())
+    return call.respond(controller_error(400, "names must list at least one application name"));
   if (parsed->names.size() > max_app_names)
     return call.respond(controller_error(400, "names must hold at most 32 application names"));
   for (const auto& name : parsed->names)
