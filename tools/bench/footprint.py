@@ -36,6 +36,22 @@ def memory(pid):
     }
 
 
+def rss_by_mapping(pid, top=10):
+    """The largest resident mappings from /proc/PID/smaps: {file or [heap]/[anon]: KiB}."""
+    sizes = {}
+    name = None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            first = line.split(None, 1)[0]
+            if "-" in first and not first.endswith(":"):  # a mapping's header line
+                parts = line.split()
+                name = os.path.basename(parts[5]) if len(parts) > 5 else "[anon]"
+            elif first == "Rss:":
+                sizes[name] = sizes.get(name, 0) + int(line.split()[1])
+    biggest = sorted(sizes.items(), key=lambda kv: -kv[1])[:top]
+    return dict(biggest)
+
+
 def cpu_times(pid):
     """(user, system) CPU seconds of every thread of the process, from /proc/PID/stat. On
     loopback, the kernel work of delivering a TCP segment to the receiver is mostly done in the

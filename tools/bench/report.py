@@ -126,6 +126,8 @@ def table(r):
     lines += [
         "",
         f"idle:               {_memory(r['idle'])}, CPU {r['idle']['cpu_percent']} %",
+        "  largest resident mappings, MB: " + ", ".join(
+            f"{name} {_mb(kib):.2f}" for name, kib in r["idle"]["rss_by_mapping_kib"].items()),
     ]
     for transport in ("websocket", "default"):
         mem = m["memory_with_clients"][f"{transport}_{many}"]

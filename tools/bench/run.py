@@ -29,11 +29,11 @@ import report  # noqa: E402
 import sio_latency as lat  # noqa: E402
 
 # seconds: lines per measured path (rate * seconds), sent in chunks of chunk_s that take turns
-# with the floor's.
-FULL = {"seconds": 10, "chunk_s": 2, "rate": 200, "wrk_seconds": 10, "startup_runs": 10,
-        "settle_s": 2.0, "many": 100}
-QUICK = {"seconds": 2, "chunk_s": 1, "rate": 200, "wrk_seconds": 2, "startup_runs": 3,
-         "settle_s": 0.5, "many": 100}
+# with the floor's, after warm_up_s of lines that are not counted.
+FULL = {"seconds": 10, "chunk_s": 2, "warm_up_s": 1, "rate": 200, "wrk_seconds": 10,
+        "startup_runs": 10, "settle_s": 2.0, "many": 100}
+QUICK = {"seconds": 2, "chunk_s": 1, "warm_up_s": 1, "rate": 200, "wrk_seconds": 2,
+         "startup_runs": 3, "settle_s": 0.5, "many": 100}
 
 
 def loadavg():
@@ -165,6 +165,7 @@ def measure_paths(tmp, daemon, device, floor_binary, cfg, stack, result):
     same clients connected throughout, so that both see the same machine load."""
     rate, seconds = cfg["rate"], cfg["seconds"]
     chunk, rounds = cfg["chunk_s"] * rate, seconds // cfg["chunk_s"]
+    warm_up = cfg["warm_up_s"] * rate
     floor_out = result["floor"] = {}
     mixerd_out = result["mixerd"] = {"serial": {}, "rest": {}, "memory_with_clients": {}}
     floor_device = fake_device(tmp, "floor", stack)
@@ -181,12 +182,15 @@ def measure_paths(tmp, daemon, device, floor_binary, cfg, stack, result):
         with contextlib.closing(lat.NodeClients(floor.url, n, "websocket", None)) as fl_clients:
             floor_out["clock"] = fl_clients.clock_check()
             floor_series = lat.Series(fl_clients, floor.proc.pid)
+            all_floor_sends += floor_series.warm_up(serial_sender(floor_device, floor_plan),
+                                                    warm_up, rate)
             for transport in ("websocket", "default"):
                 print(f"bench: {n} client(s), {transport}: floor and mixerd", flush=True)
                 with contextlib.closing(
                         lat.NodeClients(daemon.url(""), n, transport, "initial_state")) as clients:
                     series = lat.Series(clients, pid)
                     plan = lat.SliderPlan(slider_values(daemon))
+                    series.warm_up(serial_sender(device, plan), warm_up, rate)
                     for _ in range(rounds):
                         all_floor_sends += floor_series.chunk(
                             serial_sender(floor_device, floor_plan), chunk, rate)
@@ -244,6 +248,7 @@ def measure(args, cfg, stack):
     cpu0 = footprint.cpu_seconds(pid)
     time.sleep(cfg["settle_s"])
     idle = footprint.memory(pid)
+    idle["rss_by_mapping_kib"] = footprint.rss_by_mapping(pid)
     idle["cpu_percent"] = round((footprint.cpu_seconds(pid) - cpu0) / cfg["settle_s"] * 100, 2)
     result["idle"] = idle
 
