@@ -11,13 +11,12 @@ def targets(r):
     """[{name, value, limit, unit, pass}] for every target of issue 6."""
     out = []
     many = r["config"]["many"]
-    floor_p99 = r["floor"][f"ws_{many}"]["latency_ms"].get("p99")
     for transport in ("websocket", "default"):
         phase = r["mixerd"]["serial"][f"{transport}_{many}"]
-        p99 = phase["latency_ms"].get("p99")
-        ratio = p99 / floor_p99 if p99 is not None and floor_p99 else None
-        out.append({"name": f"serial->event p99, {many} clients ({transport}) / floor p99",
-                    "value": round(ratio, 2) if ratio else None, "limit": 1.5, "unit": "x",
+        ratio = phase["p99_to_floor"]["median"]
+        out.append({"name": f"serial->event p99 / floor p99, {many} clients ({transport}; "
+                            "median of the chunk pairs, no event lost)",
+                    "value": ratio, "limit": 1.5, "unit": "x",
                     "pass": ratio is not None and ratio <= 1.5 and phase["lost"] == 0})
         out.append({"name": f"mixerd CPU in the {many}-client serial phase ({transport})",
                     "value": phase["server_cpu_s"], "limit": 0.5, "unit": "CPU-s",
@@ -54,9 +53,11 @@ def _latency_row(label, phase, floor=None):
     lat = phase["latency_ms"]
     fl = floor["latency_ms"] if floor else {}
     lost = phase.get("lost", 0)
+    paired = phase.get("p99_to_floor", {}).get("median")
+    paired = f"{paired:6.2f}x" if paired is not None else "-".rjust(7)
     return (f"{label:<44}{_f(lat.get('p50'))}{_f(lat.get('p90'))}{_f(lat.get('p99'))}"
             f"{_f(lat.get('max'))}{lost:>6} {_ratio(lat.get('p50'), fl.get('p50'))}"
-            f" {_ratio(lat.get('p99'), fl.get('p99'))}")
+            f" {_ratio(lat.get('p99'), fl.get('p99'))} {paired}")
 
 
 def _memory(m):
@@ -91,7 +92,7 @@ def table(r):
     lines += [
         "",
         f"{'latency in ms, every (line, client) pair':<44}{'p50':>8}{'p90':>8}{'p99':>8}"
-        f"{'max':>8}{'lost':>6} {'p50/fl':>7} {'p99/fl':>7}",
+        f"{'max':>8}{'lost':>6} {'p50/fl':>7} {'p99/fl':>7} {'pairs':>7}",
         _latency_row("floor: pty write -> read", fl["pty"]),
         _latency_row("floor: pty -> bare ws server, 1 client", fl["ws_1"]),
         _latency_row(f"floor: pty -> bare ws server, {many} clients", fl[f"ws_{many}"]),
@@ -103,6 +104,10 @@ def table(r):
     for n in (1, many):
         lines.append(_latency_row(f"REST POST -> slider_change, websocket, {n}",
                                   m["rest"][f"websocket_{n}"], fl[f"ws_{n}"]))
+    lines.append("  p50/fl, p99/fl: to the floor row with as many clients (whole phase); pairs: "
+                 "median over the chunk pairs of")
+    lines.append("  (mixerd chunk p99 / p99 of the floor chunk sent just before it), the measure "
+                 "of the 1.5x target")
     lines += [
         "",
         f"{'throughput, wrk -t2 -c50 keep-alive':<44}{'req/s':>10}{'p50 ms':>8}{'p99 ms':>8}",

@@ -195,7 +195,11 @@ def measure_paths(tmp, daemon, device, floor_binary, cfg, stack, result):
                         all_floor_sends += floor_series.chunk(
                             serial_sender(floor_device, floor_plan), chunk, rate)
                         series.chunk(serial_sender(device, plan), chunk, rate)
-                    mixerd_out["serial"][f"{transport}_{n}"] = series.summary()
+                    figures = series.summary()
+                    beside = floor_series.chunk_p99_ms[-rounds:]
+                    figures["floor_chunk_p99_ms"] = beside
+                    figures["p99_to_floor"] = lat.paired_ratios(series.chunk_p99_ms, beside)
+                    mixerd_out["serial"][f"{transport}_{n}"] = figures
                     mixerd_out["memory_with_clients"][f"{transport}_{n}"] = footprint.memory(pid)
                     if transport != "websocket":
                         continue

@@ -125,6 +125,19 @@ def paced(count, rate, send):
     return sends, late
 
 
+def paired_ratios(mine, floor):
+    """Chunk by chunk p99 ratios of two series that took turns, and their median: a burst of
+    load from elsewhere on the machine then spoils one pair, not the whole comparison."""
+    ratios = [round(m / f, 2) for m, f in zip(mine, floor) if m is not None and f]
+    ordered = sorted(ratios)
+    median = None
+    if ordered:
+        mid = len(ordered) // 2
+        median = (ordered[mid] if len(ordered) % 2
+                  else round((ordered[mid - 1] + ordered[mid]) / 2, 2))
+    return {"by_chunk": ratios, "median": median}
+
+
 def percentile(ordered, p):
     """Nearest rank on a sorted list."""
     if not ordered:
@@ -209,6 +222,7 @@ class Series:
         self.lines = self.expected = self.received = self.lost = self.unexpected = 0
         self.cpu_user = self.cpu_system = self.client_cpu_s = 0.0
         self.transports_at_end, self.disconnects = {}, []
+        self.chunk_p99_ms = []  # one per chunk, to pair with the chunk of another series
 
     def warm_up(self, send, count, rate, drain_s=3.0):
         """Lines that are sent and received but not counted. Freshly connected node clients stall
@@ -235,6 +249,7 @@ class Series:
         dumped = self.clients.dump()
         events = dumped["events"]
         latencies, fanout, lost, unexpected = match(sends, events)
+        self.chunk_p99_ms.append(stats(latencies).get("p99"))
         self.latencies += latencies
         self.fanout += fanout
         self.late += late
@@ -257,7 +272,7 @@ class Series:
             "lost": self.lost, "unexpected": self.unexpected,
             "send_lateness": stats(self.late, scale=1e3, unit="us"),
             "transports_at_end": self.transports_at_end, "disconnects": self.disconnects,
-            "client_cpu_s": round(self.client_cpu_s, 3),
+            "client_cpu_s": round(self.client_cpu_s, 3), "chunk_p99_ms": self.chunk_p99_ms,
         }
         cpu = self.cpu_user + self.cpu_system
         out["server_cpu_s"] = round(cpu, 3)
