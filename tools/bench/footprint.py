@@ -17,6 +17,17 @@ def _kib_fields(path, wanted):
     return out
 
 
+def _thread_names(pid):
+    names = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/comm") as f:
+                names.append(f.read().strip())
+        except OSError:  # the thread ended meanwhile
+            pass
+    return names
+
+
 def memory(pid):
     """RSS counts every resident page, shared-library pages included; PSS divides each shared
     page by the number of processes mapping it, so it is the fairer "what this daemon costs"."""
@@ -32,6 +43,7 @@ def memory(pid):
         "pss_anon_kib": roll.get("Pss_Anon"),
         "pss_file_kib": roll.get("Pss_File"),
         "threads": st.get("Threads"),
+        "thread_names": sorted(_thread_names(pid)),
         "open_fds": len(os.listdir(f"/proc/{pid}/fd")),
     }
 

@@ -131,6 +131,7 @@ def table(r):
     lines += [
         "",
         f"idle:               {_memory(r['idle'])}, CPU {r['idle']['cpu_percent']} %",
+        "  threads: " + ", ".join(r["idle"]["thread_names"]),
         "  largest resident mappings, MB: " + ", ".join(
             f"{name} {_mb(kib):.2f}" for name, kib in r["idle"]["rss_by_mapping_kib"].items()),
     ]
@@ -158,3 +159,74 @@ def table(r):
     if problems:
         lines += ["", "events not delivered as sent:"] + [f"  {p}" for p in problems]
     return "\n".join(lines)
+
+
+def _lat(phase):
+    lat = phase["latency_ms"]
+    return f"{lat['p50']:.2f} / {lat['p90']:.2f} / {lat['p99']:.2f} / {lat['max']:.1f}"
+
+
+def markdown(r):
+    """The README's table: `/usr/bin/python3 tools/bench/report.py build/bench/results.json`."""
+    many = r["config"]["many"]
+    m, fl = r["mixerd"], r["floor"]
+    verdict = {t["name"]: ("PASS" if t["pass"] else "MISS") for t in r["targets"]}
+    by_start = {name.split(",")[0].split(" (")[0]: v for name, v in verdict.items()}
+    rows = ["| What | mixerd | floor (same run) | ratio | target |", "|---|---|---|---|---|"]
+    rows.append(f"| pty write -> read (ms p50 / p90 / p99 / max) | | {_lat(fl['pty'])} | | |")
+    for n in (1, many):
+        for transport in ("websocket", "default"):
+            p = m["serial"][f"{transport}_{n}"]
+            f = fl[f"ws_{n}"]
+            target = ""
+            if n == many:
+                target = (f"{verdict[next(k for k in verdict if transport in k and 'p99' in k)]}"
+                          " (p99 <= 1.5x floor)")
+            rows.append(f"| serial line -> `slider_change`, {transport}, {n} client(s) (ms p50 / "
+                        f"p90 / p99 / max; {p['lost']} lost) | {_lat(p)} | {_lat(f)} | "
+                        f"p99 {p['p99_to_floor']['median']}x | {target} |")
+        p = m["rest"][f"websocket_{n}"]
+        rows.append(f"| REST POST -> `slider_change`, websocket, {n} client(s) ({p['lost']} lost)"
+                    f" | {_lat(p)} | (serial floor) {_lat(fl[f'ws_{n}'])} | | |")
+    h, fh = m["http"], fl["http"]
+    rows.append(f"| `GET /api/sliders`, wrk -t2 -c50 keep-alive (req/s, p99 ms) | "
+                f"{h['requests_per_s']:,.0f}, {h['p99_ms']} | {fh['requests_per_s']:,.0f}, "
+                f"{fh['p99_ms']} | {h['requests_per_s'] / fh['requests_per_s']:.2f}x | "
+                f"{by_start['GET /api/sliders throughput']} (> 100,000 req/s) |")
+    for transport in ("websocket", "default"):
+        p, f = m["serial"][f"{transport}_{many}"], fl[f"ws_{many}"]
+        floor_same = f["server_cpu_s"] * p["events_received"] / max(1, f["events_received"])
+        name = next(k for k in verdict if "CPU" in k and transport in k)
+        rows.append(f"| CPU in the {many}-client serial phase, {transport} ({p['lines']} lines; "
+                    f"user + system) | {p['server_cpu_s']} s ({p['server_cpu_user_s']} + "
+                    f"{p['server_cpu_system_s']}) | {floor_same:.2f} s for as many events | "
+                    f"{p['server_cpu_s'] / floor_same:.2f}x | {verdict[name]} (< 0.5 CPU-s) |")
+    i = r["idle"]
+    rows.append(f"| idle RSS / PSS / anonymous, threads | {_mb(i['rss_kib']):.1f} / "
+                f"{_mb(i['pss_kib']):.1f} / {_mb(i['rss_anon_kib']):.1f} MB, {i['threads']} | | "
+                f"| {verdict['idle RSS']} (< 8 MB) |")
+    loaded = max((mem for k, mem in m["memory_with_clients"].items() if k.endswith(f"_{many}")),
+                 key=lambda mem: mem["rss_kib"])
+    fm = fl[f"ws_{many}"]["server_memory"]
+    rows.append(f"| RSS / PSS / anonymous with {many} clients | {_mb(loaded['rss_kib']):.1f} / "
+                f"{_mb(loaded['pss_kib']):.1f} / {_mb(loaded['rss_anon_kib']):.1f} MB | "
+                f"{_mb(fm['rss_kib']):.1f} / {_mb(fm['pss_kib']):.1f} / "
+                f"{_mb(fm['rss_anon_kib']):.1f} MB | | "
+                f"{verdict[f'RSS with {many} clients']} (< 12 MB) |")
+    s = r["startup"]
+    rows.append(f"| start-up, exec to first HTTP 200 (median of {s['runs']}; min, max) | "
+                f"{s['median_ms']} ms ({s['min_ms']}, {s['max_ms']}) | | | "
+                f"{by_start['start-up']} (< 30 ms) |")
+    codec = r.get("codec_ns_per_op") or {}
+    if codec:
+        rows.append("| device codec, ns per line (`codec_bench`) | " + ", ".join(
+            f"{k} {v:.0f}" for k, v in codec.items()) + " | | | |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    with open(sys.argv[1] if len(sys.argv) > 1 else "build/bench/results.json") as f:
+        print(markdown(json.load(f)))

@@ -107,12 +107,15 @@ def run_wrk(url, seconds, server_pid):
 
 
 def run_codec_bench(binary):
-    """codec_bench: ns per operation of the device line codec, without I/O."""
+    """codec_bench: ns per line for the device line codec, without I/O."""
     if not os.access(binary, os.X_OK):
         return None
     out = subprocess.run([binary], capture_output=True, text=True, timeout=120).stdout
-    found = re.findall(r"^(.*?)\s+([\d.]+) ns/op", out, re.M)
-    return {name.strip(): float(ns) for name, ns in found}
+    per_line = {}
+    for name, ns in re.findall(r"^(.*?)\s+([\d.]+) ns/op", out, re.M):
+        chunk = re.search(r"\((\d+)-line chunk\)", name)
+        per_line[name.split(" (")[0]] = round(float(ns) / (int(chunk.group(1)) if chunk else 1), 1)
+    return per_line
 
 
 def serial_sender(device, plan):
