@@ -4,9 +4,12 @@ that both suites can be collected in one pytest run without their conftests coll
 
 MIXERD_BIN: the binary under test. MIXERD_FAULT_SCALE: short (default, what CI runs) or full.
 """
+import atexit
 import importlib.util
 import os
+import shutil
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INTEGRATION_DIR = os.path.normpath(os.path.join(HERE, "..", "integration"))
@@ -27,7 +30,24 @@ def _load_harness():
     return module
 
 
-_load_harness()
+def _pin_binary(harness):
+    """Runs a private link (or copy) of MIXERD_BIN, so that a rebuild during a long run (the
+    linker replaces the file) does not pull the binary away between two starts."""
+    source = os.path.abspath(harness.MIXERD_BIN)
+    if not os.path.isfile(source):
+        return source
+    folder = tempfile.mkdtemp(prefix="mixerd-faults-")
+    atexit.register(shutil.rmtree, folder, True)
+    pinned = os.path.join(folder, "mixerd")
+    try:
+        os.link(source, pinned)
+    except OSError:
+        shutil.copy2(source, pinned)
+    harness.MIXERD_BIN = pinned
+    return source
+
+
+BINARY_UNDER_TEST = _pin_binary(_load_harness())
 
 # The harness's fixtures, re-exported so pytest finds them for the tests here.
 from integration_harness import connected, daemon_factory, data_dir, device  # noqa: E402,F401
@@ -36,5 +56,5 @@ import fault_support  # noqa: E402
 
 
 def pytest_report_header(config):
-    return (f"mixerd: {fault_support.MIXERD_BIN} (sanitized: {fault_support.SANITIZED}); "
+    return (f"mixerd: {BINARY_UNDER_TEST} (sanitized: {fault_support.SANITIZED}); "
             f"fault scale: {fault_support.SCALE_NAME}")

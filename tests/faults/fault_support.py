@@ -2,11 +2,12 @@
 TCP socket states), latency histograms and the figures each test prints."""
 import math
 import os
+import re
 import subprocess
 import threading
 import time
 
-from integration_harness import MIXERD_BIN
+import integration_harness
 
 SCALE_NAME = os.environ.get("MIXERD_FAULT_SCALE", "short")
 if SCALE_NAME not in ("short", "full"):
@@ -28,7 +29,7 @@ def _sanitized(binary):
     return "libasan" in out
 
 
-SANITIZED = _sanitized(MIXERD_BIN)
+SANITIZED = _sanitized(integration_harness.MIXERD_BIN)
 # ASan keeps freed memory in a quarantine (256 MiB by default) before reusing it, so RSS grows
 # with every allocation until the quarantine is full: a bound on growth would measure ASan, not
 # mixerd. Under ASan the RSS figures are printed and only a loose bound is checked; leaks are
@@ -83,6 +84,22 @@ def tcp_socket(local_port, remote_port):
                 if (local, remote) == (local_port, remote_port):
                     return fields[3], int(fields[4].split(":")[0], 16)
     return None
+
+
+def socket_info(local_port, remote_port):
+    """From `ss -tmi`, for a TCP socket local_port -> remote_port: written (every byte the owner
+    wrote into it: bytes_acked + send queue), wmem (bytes queued, skmem w) and sndbuf (skmem tb);
+    None once it is gone or no longer established."""
+    out = subprocess.run(["ss", "-tmiHn", "state", "all",
+                          f"( sport = :{local_port} and dport = :{remote_port} )"],
+                         capture_output=True, text=True, timeout=10).stdout.split()
+    if not out or out[0] != "ESTAB":
+        return None
+    text = " ".join(out)
+    acked = re.search(r"bytes_acked:(\d+)", text)
+    memory = re.search(r"tb(\d+),.*?w(\d+)", text)
+    return {"written": int(out[2]) + (int(acked.group(1)) if acked else 0),
+            "wmem": int(memory.group(2)), "sndbuf": int(memory.group(1))}
 
 
 class RssSampler:
