@@ -1,13 +1,59 @@
-"""What the fault tests share: the scale knob, /proc readings of the daemon (RSS, fds, threads,
-TCP socket states), latency histograms and the figures each test prints."""
+"""What the fault tests share: the integration harness (tests/integration/conftest.py: Daemon,
+FakeDevice, http, fixtures), loaded from its file under the name `integration_harness` so that
+tests/integration and tests/faults can even be collected in one pytest run; the scale knob; /proc
+readings of the daemon (RSS, fds, threads, TCP sockets); latency histograms; the printed figures.
+
+Environment: MIXERD_BIN the binary under test; MIXERD_FAULT_SCALE short (default, CI) or full;
+MIXERD_FAULT_SEED repeats the random choices of a run.
+"""
+import atexit
+import importlib.util
 import math
 import os
 import re
+import shutil
 import subprocess
+import sys
+import tempfile
 import threading
 import time
 
-import integration_harness
+HERE = os.path.dirname(os.path.abspath(__file__))
+INTEGRATION_DIR = os.path.normpath(os.path.join(HERE, "..", "integration"))
+if INTEGRATION_DIR not in sys.path:
+    sys.path.insert(0, INTEGRATION_DIR)  # socketio_support
+
+
+def _load_harness():
+    if "integration_harness" in sys.modules:
+        return sys.modules["integration_harness"]
+    spec = importlib.util.spec_from_file_location("integration_harness",
+                                                  os.path.join(INTEGRATION_DIR, "conftest.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["integration_harness"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _pin_binary(harness):
+    """Runs a private link (or copy) of MIXERD_BIN, so that a rebuild during a long run (the
+    linker replaces the file) does not pull the binary away between two starts."""
+    source = os.path.abspath(harness.MIXERD_BIN)
+    if not os.path.isfile(source) or getattr(harness, "PINNED_FROM", None):
+        return
+    folder = tempfile.mkdtemp(prefix="mixerd-faults-")
+    atexit.register(shutil.rmtree, folder, True)
+    pinned = os.path.join(folder, "mixerd")
+    try:
+        os.link(source, pinned)
+    except OSError:
+        shutil.copy2(source, pinned)
+    harness.MIXERD_BIN = pinned
+    harness.PINNED_FROM = source
+
+
+integration_harness = _load_harness()
+_pin_binary(integration_harness)
 
 SCALE_NAME = os.environ.get("MIXERD_FAULT_SCALE", "short")
 if SCALE_NAME not in ("short", "full"):

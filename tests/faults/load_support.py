@@ -11,6 +11,7 @@ import time
 
 import websocket
 
+import fault_support  # noqa: F401 (puts tests/integration on the path)
 from socketio_support import NODE_DIR
 
 HERE = os.path.dirname(os.path.abspath(__file__))

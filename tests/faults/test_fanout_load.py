@@ -21,6 +21,7 @@ import pytest
 from fault_support import (SANITIZED, RssSampler, check_rss_flat, figures, merge_histograms,
                            percentile_ms, rss_kib, scaled, socket_info, stop_cleanly, tcp_socket,
                            thread_count)
+from integration_harness import connected, daemon_factory, data_dir, device  # noqa: F401 (fixtures)
 from integration_harness import get_json
 from load_support import NodeLoad, PacedSender, StalledClient
 
