@@ -1,12 +1,59 @@
-"""What the fault tests share: the scale knob, /proc readings of the daemon (RSS, fds, threads,
-TCP socket states), latency histograms and the figures each test prints."""
+"""What the fault tests share: the integration harness (tests/integration/conftest.py: Daemon,
+FakeDevice, http, fixtures), loaded from its file under the name `integration_harness` so that
+tests/integration and tests/faults can even be collected in one pytest run; the scale knob; /proc
+readings of the daemon (RSS, fds, threads, TCP sockets); latency histograms; the printed figures.
+
+Environment: MIXERD_BIN the binary under test; MIXERD_FAULT_SCALE short (default, CI) or full;
+MIXERD_FAULT_SEED repeats the random choices of a run.
+"""
+import atexit
+import importlib.util
 import math
 import os
+import re
+import shutil
 import subprocess
+import sys
+import tempfile
 import threading
 import time
 
-from integration_harness import MIXERD_BIN
+HERE = os.path.dirname(os.path.abspath(__file__))
+INTEGRATION_DIR = os.path.normpath(os.path.join(HERE, "..", "integration"))
+if INTEGRATION_DIR not in sys.path:
+    sys.path.insert(0, INTEGRATION_DIR)  # socketio_support
+
+
+def _load_harness():
+    if "integration_harness" in sys.modules:
+        return sys.modules["integration_harness"]
+    spec = importlib.util.spec_from_file_location("integration_harness",
+                                                  os.path.join(INTEGRATION_DIR, "conftest.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["integration_harness"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _pin_binary(harness):
+    """Runs a private link (or copy) of MIXERD_BIN, so that a rebuild during a long run (the
+    linker replaces the file) does not pull the binary away between two starts."""
+    source = os.path.abspath(harness.MIXERD_BIN)
+    if not os.path.isfile(source) or getattr(harness, "PINNED_FROM", None):
+        return
+    folder = tempfile.mkdtemp(prefix="mixerd-faults-")
+    atexit.register(shutil.rmtree, folder, True)
+    pinned = os.path.join(folder, "mixerd")
+    try:
+        os.link(source, pinned)
+    except OSError:
+        shutil.copy2(source, pinned)
+    harness.MIXERD_BIN = pinned
+    harness.PINNED_FROM = source
+
+
+integration_harness = _load_harness()
+_pin_binary(integration_harness)
 
 SCALE_NAME = os.environ.get("MIXERD_FAULT_SCALE", "short")
 if SCALE_NAME not in ("short", "full"):
@@ -28,7 +75,7 @@ def _sanitized(binary):
     return "libasan" in out
 
 
-SANITIZED = _sanitized(MIXERD_BIN)
+SANITIZED = _sanitized(integration_harness.MIXERD_BIN)
 # ASan keeps freed memory in a quarantine (256 MiB by default) before reusing it, so RSS grows
 # with every allocation until the quarantine is full: a bound on growth would measure ASan, not
 # mixerd. Under ASan the RSS figures are printed and only a loose bound is checked; leaks are
@@ -83,6 +130,22 @@ def tcp_socket(local_port, remote_port):
                 if (local, remote) == (local_port, remote_port):
                     return fields[3], int(fields[4].split(":")[0], 16)
     return None
+
+
+def socket_info(local_port, remote_port):
+    """From `ss -tmi`, for a TCP socket local_port -> remote_port: written (every byte the owner
+    wrote into it: bytes_acked + send queue), wmem (bytes queued, skmem w) and sndbuf (skmem tb);
+    None once it is gone or no longer established."""
+    out = subprocess.run(["ss", "-tmiHn", "state", "all",
+                          f"( sport = :{local_port} and dport = :{remote_port} )"],
+                         capture_output=True, text=True, timeout=10).stdout.split()
+    if not out or out[0] != "ESTAB":
+        return None
+    text = " ".join(out)
+    acked = re.search(r"bytes_acked:(\d+)", text)
+    memory = re.search(r"tb(\d+),.*?w(\d+)", text)
+    return {"written": int(out[2]) + (int(acked.group(1)) if acked else 0),
+            "wmem": int(memory.group(2)), "sndbuf": int(memory.group(1))}
 
 
 class RssSampler:

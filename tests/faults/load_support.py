@@ -11,6 +11,7 @@ import time
 
 import websocket
 
+import fault_support  # noqa: F401 (puts tests/integration on the path)
 from socketio_support import NODE_DIR
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,27 +27,28 @@ def slider_line(n):
 
 class PacedSender:
     """Writes slider_line(n) to the device at `rate` lines/s on an absolute schedule (a late line
-    goes out at once, so the rate holds on average) and keeps each line's send time."""
+    goes out at once, so the rate holds on average) and keeps each line's send time. run() may
+    be called again after a pause: the numbering goes on."""
 
     def __init__(self, device, rate):
         self.device = device
         self.rate = rate
         self.send_times = []
-        self.stop_at = None  # monotonic time to stop; set by the test (it may be extended)
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self.stop_at = None  # monotonic time to stop; the test may move it while running
+        self._thread = None
 
     def start(self, stop_at):
         self.stop_at = stop_at
-        self.started = time.monotonic()
+        self._thread = threading.Thread(target=self._run, args=(time.monotonic(),), daemon=True)
         self._thread.start()
 
     def sent(self):
         return len(self.send_times)
 
-    def _run(self):
-        n = 0
+    def _run(self, started):
+        first = n = len(self.send_times)
         while True:
-            due = self.started + n / self.rate
+            due = started + (n - first) / self.rate
             now = time.monotonic()
             if due >= self.stop_at:
                 return
@@ -107,6 +109,11 @@ class NodeLoad:
     def command(self, **cmd):
         self.proc.stdin.write(json.dumps(cmd) + "\n")
         self.proc.stdin.flush()
+
+    def fewest_received(self):
+        """The smallest slider_change count among this process's clients."""
+        self.command(cmd="progress")
+        return self.expect("progress", timeout=30)["min"]
 
     def close(self):
         if self.proc.poll() is None:

@@ -185,6 +185,8 @@ def test_kill_9_during_writes_leaves_old_or_new_files(tmp_path):
                 temporaries_after_kill={kind: sum(1 for n in left_after_kill if n.split(".")[1] == kind)
                                         for kind in ("settings", "plants")},
                 temporaries_after_restart=left_after_restart)
-    assert not left_after_restart, (
-        f"temporary files left in the data folder after a restart (name: round): {left_after_restart}")
-    stop_cleanly(daemon)
+    try:
+        assert not left_after_restart, (
+            f"temporary files left in the data folder after a restart (name: round): {left_after_restart}")
+    finally:
+        stop_cleanly(daemon)

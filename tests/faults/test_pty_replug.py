@@ -18,6 +18,7 @@ import statistics
 import time
 
 from fault_support import fd_targets, figures, scaled, stop_cleanly, thread_count
+from integration_harness import connected, daemon_factory, data_dir, device  # noqa: F401 (fixtures)
 from integration_harness import get_json, http, wait_until
 from socketio_support import PyClient
 

@@ -9,6 +9,7 @@ import http.client as http_client
 import threading
 import urllib.error
 
+import fault_support  # noqa: F401 (loads the integration harness)
 from integration_harness import http
 
 HANDLER_IDS = ("api", "system", "stream", "smarthome", "music", "plugins")

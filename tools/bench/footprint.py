@@ -1,76 +1,137 @@
-"""Start-up time, idle memory, threads, idle CPU and REST latency of `mixerd --simulate`.
-
-Run: /usr/bin/python3 tools/bench/footprint.py [path/to/mixerd]   (default: the Release build)
-"""
-import http.client
-import json
+"""What a process costs the machine, read from /proc, and how fast mixerd starts (for run.py)."""
 import os
-import re
-import subprocess
-import sys
-import tempfile
+import socket
+import statistics
 import time
 
-root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build/release/tools/mixerd")
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def proc_status(pid):
-    fields = {}
-    with open(f"/proc/{pid}/status") as f:
+def _kib_fields(path, wanted):
+    out = {}
+    with open(path) as f:
         for line in f:
             key, _, value = line.partition(":")
-            fields[key] = value.strip()
-    return fields
+            if key in wanted:
+                out[key] = int(value.split()[0]) if value.split()[0].isdigit() else value.strip()
+    return out
+
+
+def _thread_names(pid):
+    names = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/comm") as f:
+                names.append(f.read().strip())
+        except OSError:  # the thread ended meanwhile
+            pass
+    return names
+
+
+def memory(pid):
+    """RSS counts every resident page, shared-library pages included; PSS divides each shared
+    page by the number of processes mapping it, so it is the fairer "what this daemon costs"."""
+    st = _kib_fields(f"/proc/{pid}/status", {"VmRSS", "VmHWM", "Threads", "RssAnon", "RssFile"})
+    roll = _kib_fields(f"/proc/{pid}/smaps_rollup",
+                       {"Pss", "Pss_Anon", "Pss_File", "Pss_Shmem", "Anonymous"})
+    return {
+        "rss_kib": st.get("VmRSS"),
+        "rss_peak_kib": st.get("VmHWM"),
+        "rss_anon_kib": st.get("RssAnon"),
+        "rss_file_kib": st.get("RssFile"),
+        "pss_kib": roll.get("Pss"),
+        "pss_anon_kib": roll.get("Pss_Anon"),
+        "pss_file_kib": roll.get("Pss_File"),
+        "threads": st.get("Threads"),
+        "thread_names": sorted(_thread_names(pid)),
+        "open_fds": len(os.listdir(f"/proc/{pid}/fd")),
+    }
+
+
+def rss_by_mapping(pid, top=10):
+    """The largest resident mappings from /proc/PID/smaps: {file or [heap]/[anon]: KiB}."""
+    sizes = {}
+    name = None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            first = line.split(None, 1)[0]
+            if "-" in first and not first.endswith(":"):  # a mapping's header line
+                parts = line.split()
+                name = os.path.basename(parts[5]) if len(parts) > 5 else "[anon]"
+            elif first == "Rss:":
+                sizes[name] = sizes.get(name, 0) + int(line.split()[1])
+    biggest = sorted(sizes.items(), key=lambda kv: -kv[1])[:top]
+    return dict(biggest)
+
+
+def cpu_times(pid):
+    """(user, system) CPU seconds of every thread of the process, from /proc/PID/stat. On
+    loopback, the kernel work of delivering a TCP segment to the receiver is mostly done in the
+    sender's write(), so a server's system time includes its clients' receive path."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) / CLOCK_TICKS, int(fields[12]) / CLOCK_TICKS
 
 
 def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        parts = f.read().rsplit(")", 1)[1].split()
-    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+    """utime + stime."""
+    return sum(cpu_times(pid))
 
 
-with tempfile.TemporaryDirectory() as data:
-    started = time.monotonic()
-    proc = subprocess.Popen([binary, "--simulate", "--data-dir", data, "--bind", "127.0.0.1",
-                             "--controller-port", "0", "--toast-port", "0", "--plants-port", "0"],
-                            stderr=subprocess.PIPE, text=True)
-    port = None
-    for line in proc.stderr:
-        m = re.search(r"controller listening on \S+:(\d+)", line)
-        if m:
-            port = int(m.group(1))
-        if line.rstrip().endswith("mixerd: ready"):
-            break
-    ready = time.monotonic() - started
-    conn = http.client.HTTPConnection("127.0.0.1", port)
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
-    def status():
-        conn.request("GET", "/api/status")
-        return json.loads(conn.getresponse().read())
 
-    while not status()["connected"]:
-        time.sleep(0.005)
-    connected = time.monotonic() - started
+def first_answer(port, alive, path="/api/status", timeout=10.0):
+    """Polls until GET `path` answers 200; returns monotonic ns at the end of that answer's
+    header. A refused connect costs microseconds on loopback, so the poll is a tight loop with a
+    0.2 ms pause."""
+    deadline = time.monotonic() + timeout
+    request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
+    while time.monotonic() < deadline:
+        try:
+            conn = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        except ConnectionRefusedError:
+            if not alive():
+                raise RuntimeError(f"the server for port {port} exited before answering")
+            time.sleep(0.0002)
+            continue
+        with conn:
+            conn.sendall(request)
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    break
+                head += chunk
+            if head.startswith(b"HTTP/1.1 200"):
+                return time.monotonic_ns()
+        time.sleep(0.0002)
+    raise TimeoutError(f"no 200 from 127.0.0.1:{port}{path} within {timeout} s")
 
-    n = 2000
-    t0 = time.monotonic()
-    for _ in range(n):
-        conn.request("GET", "/api/sliders")
-        conn.getresponse().read()
-    per_request_us = (time.monotonic() - t0) / n * 1e6
 
-    time.sleep(1)
-    cpu0 = cpu_seconds(proc.pid)
-    time.sleep(10)
-    idle_cpu = (cpu_seconds(proc.pid) - cpu0) / 10 * 100
-    st = proc_status(proc.pid)
-    proc.terminate()
-    proc.wait(timeout=10)
-
-print(f"ready after            {ready * 1000:7.0f} ms")
-print(f"device connected after {connected * 1000:7.0f} ms")
-print(f"GET /api/sliders       {per_request_us:7.0f} us per request (keep-alive, {n} requests)")
-print(f"idle RSS               {st['VmRSS']:>10}  (peak {st['VmHWM']})")
-print(f"threads                {st['Threads']:>10}")
-print(f"idle CPU               {idle_cpu:7.2f} % of one core over 10 s")
+def startup_times(daemon_class, data_dir, device_path, runs):
+    """Exec to the first 200 answer of GET /api/status, `runs` times on one data folder; the first
+    start (which also creates settings.json and plants.json) is reported on its own."""
+    times_ms = []
+    for _ in range(runs + 1):
+        port = free_port()
+        daemon = daemon_class(data_dir, ["--serial", device_path, "--controller-port", str(port)])
+        started = time.monotonic_ns()
+        daemon.start(wait_ready=False)
+        try:
+            answered = first_answer(port, lambda: daemon.proc.poll() is None)
+        finally:
+            daemon.stop()
+        times_ms.append((answered - started) / 1e6)
+    steady = times_ms[1:]
+    return {
+        "runs": runs,
+        "first_start_ms": round(times_ms[0], 2),
+        "median_ms": round(statistics.median(steady), 2),
+        "min_ms": round(min(steady), 2),
+        "max_ms": round(max(steady), 2),
+        "all_ms": [round(t, 2) for t in steady],
+    }

@@ -127,7 +127,8 @@ function histograms(sent, sendTimes, windows) {
 }
 
 async function report(cmd) {
-  const deadline = nowSeconds() + cmd.wait_s;
+  const waitStarted = nowSeconds();
+  const deadline = waitStarted + cmd.wait_s;
   while (progress().min < cmd.sent && nowSeconds() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -146,6 +147,7 @@ async function report(cmd) {
     clients: clients.length,
     sent: cmd.sent,
     received_max: progress().max,
+    waited_s: nowSeconds() - waitStarted,
     lost,
     wrong,
     gone,

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The benchmarks in one command: installs what is missing (wrk included), builds the Release
+# mixerd, the floor server and the codec benchmark, fetches socket.io-client once, then runs the
+# driver, which prints a table and writes build/bench/results.json.
+#
+#   tools/bench/run.sh [--quick] [--mixerd PATH]
+#
+# --quick: 2 s phases instead of 10 s (a smoke check, not figures to quote).
+# --mixerd PATH: measure that binary instead of this tree's Release build (which is then not built).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+
+"$root/tools/install-deps.sh" --with-bench
+targets=(floor_server codec_bench)
+own_mixerd=1
+for arg in "$@"; do
+  [[ "$arg" == --mixerd || "$arg" == --mixerd=* ]] && own_mixerd=0
+done
+((own_mixerd)) && targets+=(mixerd)
+"$root/tools/build.sh" release "${targets[@]}"
+if [[ ! -d "$root/tests/integration/node/node_modules" ]]; then
+  echo "== npm ci (tests/integration/node)"
+  (cd "$root/tests/integration/node" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+exec /usr/bin/python3 "$root/tools/bench/run.py" "$@"
