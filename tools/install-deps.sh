@@ -16,6 +16,8 @@ test_packages=(python3 python3-pytest python3-socketio python3-websocket python3
 # The fuzz targets are built with clang's libFuzzer (its runtime is in libclang-rt-14-dev) and
 # replayed on their corpora in every test run.
 test_packages+=(clang libclang-rt-14-dev)
+# The fault tests read socket queues with ss (iproute2).
+test_packages+=(iproute2)
 # The benchmark driver (tools/bench/run.sh) adds wrk for HTTP throughput.
 bench_packages=(wrk)
 
