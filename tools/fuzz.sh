@@ -8,8 +8,9 @@
 #                                             (default 600), one after the other, with its
 #                                             dictionary; new inputs go to a scratch corpus in
 #                                             build/fuzz-work/<target>/corpus, crashes to
-#                                             build/fuzz-work/<target>/; --merge then adds the
-#                                             inputs that bring new coverage to tests/fuzz/corpus
+#                                             build/fuzz-work/<target>/; --merge then rebuilds
+#                                             tests/fuzz/corpus/<target>: its seed-* and found-*
+#                                             files plus the fewest inputs reaching all coverage
 #   tools/fuzz.sh list                        the target names
 #
 # Each run ends with one line per target: executions, coverage (edges) before -> after, corpus
@@ -21,7 +22,7 @@ corpora="$root/tests/fuzz/corpus"
 work="$root/build/fuzz-work"
 
 usage() {
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -80,6 +81,23 @@ replay() {
   return $status
 }
 
+# Rebuilds tests/fuzz/corpus/<target> small: the named inputs (seed-* from seeds.py, found-* that
+# reproduce a fixed finding) stay, and the fewest other inputs that together reach every edge the
+# committed and the scratch corpus reach are added (set cover over edges, not hit counts).
+merge_corpus() {
+  local t=$1 dir="$work/$1" staged="$work/$1/merged"
+  rm -rf "$staged" && mkdir -p "$staged"
+  find "$corpora/$t" -maxdepth 1 -type f \( -name 'seed-*' -o -name 'found-*' \) \
+    -exec cp {} "$staged/" \;
+  if ! "$bin/fuzz_$t" -set_cover_merge=1 -use_counters=0 "$staged" "$corpora/$t" "$dir/corpus" \
+    >"$dir/last-merge.log" 2>&1; then
+    echo "fuzz: merge of $t failed (see ${dir#"$root"/}/last-merge.log)" >&2
+    return 1
+  fi
+  find "$corpora/$t" -maxdepth 1 -type f ! -name 'seed-*' ! -name 'found-*' -delete
+  find "$staged" -maxdepth 1 -type f ! -name 'seed-*' ! -name 'found-*' -exec cp {} "$corpora/$t/" \;
+}
+
 run() {
   local seconds=600 merge=0 targets=()
   while (($#)); do
@@ -120,13 +138,12 @@ run() {
       status=1
       grep -E 'ERROR|invariant failed|detail:|SUMMARY|Test unit written' "$log" | head -20
     fi
+    local merged=""
     if ((merge)); then
-      # Keep only inputs that add coverage to the committed corpus (minimised set).
-      "$bin/fuzz_$t" -merge=1 -max_len="$(max_len "$t")" "$corpora/$t" "$dir/corpus" \
-        >"$dir/last-merge.log" 2>&1 || echo "fuzz: merge of $t failed (see $dir/last-merge.log)" >&2
+      merge_corpus "$t" && merged="  corpus now $(find "$corpora/$t" -type f | wc -l) files"
     fi
-    summary+=("$(printf '%-18s %12s execs  cov %5s -> %-5s  %-16s findings: %d' "$t" \
-      "${execs:-?}" "${cov0:-?}" "${cov1:-?}" "${corp:-?}" "$findings")")
+    summary+=("$(printf '%-18s %12s execs  cov %5s -> %-5s  %-16s findings: %d%s' "$t" \
+      "${execs:-?}" "${cov0:-?}" "${cov1:-?}" "${corp:-?}" "$findings" "$merged")")
   done
   echo "== fuzz summary (${seconds} s per target)"
   printf '%s\n' "${summary[@]}"
