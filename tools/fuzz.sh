@@ -11,6 +11,7 @@
 #                                             build/fuzz-work/<target>/; --merge then rebuilds
 #                                             tests/fuzz/corpus/<target>: its seed-* and found-*
 #                                             files plus the fewest inputs reaching all coverage
+#   tools/fuzz.sh merge [target...]           the --merge step alone, from the scratch corpora
 #   tools/fuzz.sh list                        the target names
 #
 # Each run ends with one line per target: executions, coverage (edges) before -> after, corpus
@@ -22,7 +23,7 @@ corpora="$root/tests/fuzz/corpus"
 work="$root/build/fuzz-work"
 
 usage() {
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -150,11 +151,27 @@ run() {
   return $status
 }
 
+merge() {
+  local targets=("$@") t
+  ((${#targets[@]})) || mapfile -t targets < <(all_targets)
+  build
+  for t in "${targets[@]}"; do
+    check_target "$t"
+    [[ -d "$work/$t/corpus" ]] || {
+      echo "fuzz merge: $t has no scratch corpus (tools/fuzz.sh run first)" >&2
+      continue
+    }
+    merge_corpus "$t" && printf 'fuzz merge: %-18s corpus now %d files\n' "$t" \
+      "$(find "$corpora/$t" -type f | wc -l)"
+  done
+}
+
 cmd=${1:-}
 shift || true
 case "$cmd" in
   replay) replay ;;
   run) run "$@" ;;
+  merge) merge "$@" ;;
   list) all_targets ;;
   *) usage ;;
 esac
