@@ -10,7 +10,7 @@
 #                                             build/fuzz-work/<target>/corpus, crashes to
 #                                             build/fuzz-work/<target>/; --merge then rebuilds
 #                                             tests/fuzz/corpus/<target>: its seed-* and found-*
-#                                             files plus the fewest inputs reaching all coverage
+#                                             files plus at most 40 inputs that add most coverage
 #   tools/fuzz.sh merge [target...]           the --merge step alone, from the scratch corpora
 #   tools/fuzz.sh list                        the target names
 #
@@ -83,20 +83,26 @@ replay() {
 }
 
 # Rebuilds tests/fuzz/corpus/<target> small: the named inputs (seed-* from seeds.py, found-* that
-# reproduce a fixed finding) stay, and the fewest other inputs that together reach every edge the
-# committed and the scratch corpus reach are added (set cover over edges, not hit counts).
+# reproduce a fixed finding) stay, and tests/fuzz/minimize_corpus.py adds, greedily, the inputs
+# of the committed and the scratch corpus that reach the most edges not reached yet (at most 40,
+# each adding at least 2 edges). Prints what the result keeps.
 merge_corpus() {
-  local t=$1 dir="$work/$1" staged="$work/$1/merged"
-  rm -rf "$staged" && mkdir -p "$staged"
-  find "$corpora/$t" -maxdepth 1 -type f \( -name 'seed-*' -o -name 'found-*' \) \
-    -exec cp {} "$staged/" \;
-  if ! "$bin/fuzz_$t" -set_cover_merge=1 -use_counters=0 "$staged" "$corpora/$t" "$dir/corpus" \
-    >"$dir/last-merge.log" 2>&1; then
+  local t=$1 dir="$work/$1"
+  rm -rf "$dir/merged" "$dir/merge-out" "$dir/merge.control" && mkdir -p "$dir/merge-out"
+  # A set-cover merge runs every input once and records all the edges each reaches.
+  if ! "$bin/fuzz_$t" -set_cover_merge=1 -use_counters=0 -merge_control_file="$dir/merge.control" \
+    "$dir/merge-out" \
+    "$corpora/$t" "$dir/corpus" >"$dir/last-merge.log" 2>&1; then
     echo "fuzz: merge of $t failed (see ${dir#"$root"/}/last-merge.log)" >&2
     return 1
   fi
-  find "$corpora/$t" -maxdepth 1 -type f ! -name 'seed-*' ! -name 'found-*' -delete
-  find "$staged" -maxdepth 1 -type f ! -name 'seed-*' ! -name 'found-*' -exec cp {} "$corpora/$t/" \;
+  local kept
+  kept=$(/usr/bin/python3 "$root/tests/fuzz/minimize_corpus.py" "$dir/merge.control" "$dir/merged") ||
+    return 1
+  find "$corpora/$t" -maxdepth 1 -type f -delete
+  cp "$dir/merged"/* "$corpora/$t/"
+  rm -rf "$dir/merge-out" "$dir/merge.control"
+  echo "$kept"
 }
 
 run() {
@@ -141,7 +147,7 @@ run() {
     fi
     local merged=""
     if ((merge)); then
-      merge_corpus "$t" && merged="  corpus now $(find "$corpora/$t" -type f | wc -l) files"
+      merged="  corpus: $(merge_corpus "$t")"
     fi
     summary+=("$(printf '%-18s %12s execs  cov %5s -> %-5s  %-16s findings: %d%s' "$t" \
       "${execs:-?}" "${cov0:-?}" "${cov1:-?}" "${corp:-?}" "$findings" "$merged")")
@@ -161,8 +167,7 @@ merge() {
       echo "fuzz merge: $t has no scratch corpus (tools/fuzz.sh run first)" >&2
       continue
     }
-    merge_corpus "$t" && printf 'fuzz merge: %-18s corpus now %d files\n' "$t" \
-      "$(find "$corpora/$t" -type f | wc -l)"
+    printf 'fuzz merge: %-18s %s\n' "$t" "$(merge_corpus "$t")"
   done
 }
 
