@@ -2,8 +2,8 @@
 """Writes the hand-made seeds of every fuzz target into tests/fuzz/corpus/<target>/seed-*.
 
 The seeds are realistic inputs taken from the spec (shared/spec, shared/reference captures),
-protocol/README.md and the unit tests. Files that libFuzzer added (`tools/fuzz.sh run --merge`,
-named by their SHA-1) are left alone. Run after changing a seed: /usr/bin/python3 tests/fuzz/seeds.py
+protocol/README.md and the unit tests. Other files are left alone: found-* (inputs of fixed
+findings) and those `tools/fuzz.sh merge` chose (named by their SHA-1). Run after changing a seed: /usr/bin/python3 tests/fuzz/seeds.py
 """
 import json
 import os
