@@ -181,6 +181,8 @@ HTTP = {
     "http10": "GET /api/status HTTP/1.0\r\n\r\n",
     "too-large": "POST /api/sliders/1 HTTP/1.1\r\nContent-Length: 70000\r\n\r\n{",
     "malformed": "GET /api/status HTTP/9.9\r\nHost: x\r\n\r\n",
+    # Over the 16 KiB header limit: 431 (the fuzzer rarely grows inputs this long by itself).
+    "headers-too-large": request("GET", "/api/status", headers=["X-Pad: " + "a" * 17000]),
     "socketio": request("GET", "/socket.io/?EIO=4&transport=polling&t=330o7ajx"),
 }
 for name, text in HTTP.items():
