@@ -8,8 +8,10 @@
 #                                             (default 600), one after the other, with its
 #                                             dictionary; new inputs go to a scratch corpus in
 #                                             build/fuzz-work/<target>/corpus, crashes to
-#                                             build/fuzz-work/<target>/; --merge then adds the
-#                                             inputs that bring new coverage to tests/fuzz/corpus
+#                                             build/fuzz-work/<target>/; --merge then rebuilds
+#                                             tests/fuzz/corpus/<target>: its seed-* and found-*
+#                                             files plus at most 40 inputs that add most coverage
+#   tools/fuzz.sh merge [target...]           the --merge step alone, from the scratch corpora
 #   tools/fuzz.sh list                        the target names
 #
 # Each run ends with one line per target: executions, coverage (edges) before -> after, corpus
@@ -21,7 +23,7 @@ corpora="$root/tests/fuzz/corpus"
 work="$root/build/fuzz-work"
 
 usage() {
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -80,6 +82,29 @@ replay() {
   return $status
 }
 
+# Rebuilds tests/fuzz/corpus/<target> small: the named inputs (seed-* from seeds.py, found-* that
+# reproduce a fixed finding) stay, and tests/fuzz/minimize_corpus.py adds, greedily, the inputs
+# of the committed and the scratch corpus that reach the most edges not reached yet (at most 40,
+# each adding at least 2 edges). Prints what the result keeps.
+merge_corpus() {
+  local t=$1 dir="$work/$1"
+  rm -rf "$dir/merged" "$dir/merge-out" "$dir/merge.control" && mkdir -p "$dir/merge-out"
+  # A set-cover merge runs every input once and records all the edges each reaches.
+  if ! "$bin/fuzz_$t" -set_cover_merge=1 -use_counters=0 -merge_control_file="$dir/merge.control" \
+    "$dir/merge-out" \
+    "$corpora/$t" "$dir/corpus" >"$dir/last-merge.log" 2>&1; then
+    echo "fuzz: merge of $t failed (see ${dir#"$root"/}/last-merge.log)" >&2
+    return 1
+  fi
+  local kept
+  kept=$(/usr/bin/python3 "$root/tests/fuzz/minimize_corpus.py" "$dir/merge.control" "$dir/merged") ||
+    return 1
+  find "$corpora/$t" -maxdepth 1 -type f -delete
+  cp "$dir/merged"/* "$corpora/$t/"
+  rm -rf "$dir/merge-out" "$dir/merge.control"
+  echo "$kept"
+}
+
 run() {
   local seconds=600 merge=0 targets=()
   while (($#)); do
@@ -120,17 +145,30 @@ run() {
       status=1
       grep -E 'ERROR|invariant failed|detail:|SUMMARY|Test unit written' "$log" | head -20
     fi
+    local merged=""
     if ((merge)); then
-      # Keep only inputs that add coverage to the committed corpus (minimised set).
-      "$bin/fuzz_$t" -merge=1 -max_len="$(max_len "$t")" "$corpora/$t" "$dir/corpus" \
-        >"$dir/last-merge.log" 2>&1 || echo "fuzz: merge of $t failed (see $dir/last-merge.log)" >&2
+      merged="  corpus: $(merge_corpus "$t")"
     fi
-    summary+=("$(printf '%-18s %12s execs  cov %5s -> %-5s  %-16s findings: %d' "$t" \
-      "${execs:-?}" "${cov0:-?}" "${cov1:-?}" "${corp:-?}" "$findings")")
+    summary+=("$(printf '%-18s %12s execs  cov %5s -> %-5s  %-16s findings: %d%s' "$t" \
+      "${execs:-?}" "${cov0:-?}" "${cov1:-?}" "${corp:-?}" "$findings" "$merged")")
   done
   echo "== fuzz summary (${seconds} s per target)"
   printf '%s\n' "${summary[@]}"
   return $status
+}
+
+merge() {
+  local targets=("$@") t
+  ((${#targets[@]})) || mapfile -t targets < <(all_targets)
+  build
+  for t in "${targets[@]}"; do
+    check_target "$t"
+    [[ -d "$work/$t/corpus" ]] || {
+      echo "fuzz merge: $t has no scratch corpus (tools/fuzz.sh run first)" >&2
+      continue
+    }
+    printf 'fuzz merge: %-18s %s\n' "$t" "$(merge_corpus "$t")"
+  done
 }
 
 cmd=${1:-}
@@ -138,6 +176,7 @@ shift || true
 case "$cmd" in
   replay) replay ;;
   run) run "$@" ;;
+  merge) merge "$@" ;;
   list) all_targets ;;
   *) usage ;;
 esac

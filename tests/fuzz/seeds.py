@@ -2,8 +2,8 @@
 """Writes the hand-made seeds of every fuzz target into tests/fuzz/corpus/<target>/seed-*.
 
 The seeds are realistic inputs taken from the spec (shared/spec, shared/reference captures),
-protocol/README.md and the unit tests. Files that libFuzzer added (`tools/fuzz.sh run --merge`,
-named by their SHA-1) are left alone. Run after changing a seed: /usr/bin/python3 tests/fuzz/seeds.py
+protocol/README.md and the unit tests. Other files are left alone: found-* (inputs of fixed
+findings) and those `tools/fuzz.sh merge` chose (named by their SHA-1). Run after changing a seed: /usr/bin/python3 tests/fuzz/seeds.py
 """
 import json
 import os
@@ -181,6 +181,8 @@ HTTP = {
     "http10": "GET /api/status HTTP/1.0\r\n\r\n",
     "too-large": "POST /api/sliders/1 HTTP/1.1\r\nContent-Length: 70000\r\n\r\n{",
     "malformed": "GET /api/status HTTP/9.9\r\nHost: x\r\n\r\n",
+    # Over the 16 KiB header limit: 431 (the fuzzer rarely grows inputs this long by itself).
+    "headers-too-large": request("GET", "/api/status", headers=["X-Pad: " + "a" * 17000]),
     "socketio": request("GET", "/socket.io/?EIO=4&transport=polling&t=330o7ajx"),
 }
 for name, text in HTTP.items():

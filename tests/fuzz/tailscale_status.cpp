@@ -2,7 +2,8 @@
 // parse_tailscale_status), which the network actor reads from a child process, and the
 // GET /api/toast/network body built from it. Checked: a status that is accepted gives an overlay
 // whose ip is empty or one IPv4/IPv6 address (no other text), empty unless it runs, and a host
-// name without its trailing dot; the body is valid JSON with one url per address, each
+// name that is empty or a DNS name without its trailing dot; the body is valid JSON with one url
+// per address, each
 // `<scheme>://<host>:<port>`, and a recommended route of the three names.
 #include <arpa/inet.h>
 
@@ -50,7 +51,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(overlay->installed, context);
   FUZZ_CHECK(overlay->ip.empty() || is_address(overlay->ip), context + " -> " + overlay->ip);
   if (!overlay->running) FUZZ_CHECK(overlay->ip.empty(), context);
-  FUZZ_CHECK(overlay->hostname.empty() || overlay->hostname.back() != '.', context);
+  // The host name goes into urls: labels of letters, digits and '-', no trailing dot.
+  const auto& host = overlay->hostname;
+  FUZZ_CHECK(
+      host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") ==
+          std::string::npos,
+      context + " -> " + host);
+  FUZZ_CHECK(host.empty() || (host.back() != '.' && host.front() != '.' &&
+                              host.find("..") == std::string::npos),
+             context + " -> " + host);
 
   network_snapshot facts;
   facts.interfaces = {{"lo", "127.0.0.1"}, {"eth0", "192.168.1.20"}, {"eth0", "fe80::1"}};

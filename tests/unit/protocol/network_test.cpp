@@ -91,6 +91,22 @@ TEST_CASE("tailscale status: stopped, logged out, or not a status") {
   CHECK_FALSE(network::parse_tailscale_status("[1, 2]"));
 }
 
+TEST_CASE("tailscale status: a DNSName that is no host name gives no hostname") {
+  // Found by fuzzing: "pi.ts.net.." kept a trailing dot; the name goes into urls.
+  auto with_name = [](const std::string& name) {
+    auto o = network::parse_tailscale_status(R"({"BackendState": "Running", "Self": {"DNSName": )" +
+                                             nlohmann::json(name).dump() + "}}");
+    REQUIRE(o);
+    return o->hostname;
+  };
+  CHECK(with_name("pi.tail1234.ts.net.") == "pi.tail1234.ts.net");
+  CHECK(with_name("mixer-pi") == "mixer-pi");
+  for (const char* bad : {"pi.ts.net..", ".", "a b.ts.net", "x/y", "-a.ts.net", "a-.ts.net", "a..b",
+                          "caf\xc3\xa9.ts.net"})
+    CHECK(with_name(bad).empty());
+  CHECK(with_name(std::string(64, 'a')).empty());
+}
+
 TEST_CASE("tailscale status: an address followed by a NUL is no address") {
   // Found by fuzzing: inet_pton read the text up to the NUL and took the whole string.
   auto o = network::parse_tailscale_status(
