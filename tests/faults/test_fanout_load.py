@@ -197,7 +197,7 @@ def test_many_clients_no_loss_flat_memory_and_a_stalled_client_is_dropped(connec
             phase_b = time.monotonic()
             prefill_s = phase_b - prefill_started
             sender.start(stop_at=phase_b + DURATION - WARMUP - BEFORE)
-            deadline = phase_b + 40  # the Engine.IO ping timeout (45 s) must not be what drops it
+            deadline = phase_b + 40  # about 1000 lines = 5 s are expected
             while watch.closed_at is None and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert watch.closed_at, (
