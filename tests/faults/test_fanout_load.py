@@ -44,12 +44,14 @@ QUEUE_BOUND = 1000
 # sender catches up after a stall), up to 12 get_state answers may be queued before the first
 # line, and lines still on their way from the pty to the hub are counted as sent.
 QUEUE_BOUND_TOLERANCE = 150
-# p99 with the stalled client may exceed p99 without it by this factor or by this many ms,
-# whichever is larger. Wide, because the machine has 2 cores shared with other work and with the
-# node clients themselves: a neighbour's compiler moves p99 more than the stalled client should,
-# while what this guards against (a stuck socket blocking the io thread) costs seconds.
-P99_RATIO = 2.0
-P99_SLACK_MS = 25.0
+# p99 with the stalled client may exceed p99 without it (before and after together) by this
+# factor or by this many ms, whichever is larger. Wide, because the machine has 2 cores shared
+# with other work and with the node clients, which run near their capacity here (200 clients x
+# 200 lines/s = 40,000 messages/s): a neighbour's compiler during one window moves its p99 by
+# seconds. What this guards against, a stuck socket holding up the io thread, would put every
+# event of the "with" window behind the 5 s it lasts.
+P99_RATIO = 3.0
+P99_SLACK_MS = 50.0
 # RSS after warm-up may grow by this much (KiB): the allocator settles its arenas, the stalled
 # client's queue holds 1000 frames, and its 4 MB of kernel buffer are not mixerd's memory.
 RSS_GROWTH_KIB = 6 * 1024
@@ -165,6 +167,17 @@ def start_clients(daemon, capacity):
     return procs, connect_s
 
 
+def no_client_dropped(procs, sender, since):
+    """Fails at once when mixerd dropped healthy clients: waiting for them would only time out."""
+    errors = [e for p in procs for e in p.errors]
+    if errors:
+        received = [p.fewest_received() for p in procs]
+        raise AssertionError(
+            f"{len(errors)} healthy clients lost their connection ({errors[:3]} ...) "
+            f"{time.monotonic() - since:.1f} s after the first line; lines sent {sender.sent()}, "
+            f"fewest slider_change events received per node process {received}")
+
+
 def test_many_clients_no_loss_flat_memory_and_a_stalled_client_is_dropped(connected, tmp_path):
     daemon, device = connected
     device.expect("MASTER,50")  # the initial push is done
@@ -186,8 +199,9 @@ def test_many_clients_no_loss_flat_memory_and_a_stalled_client_is_dropped(connec
             phase_a_end = time.monotonic()
             drain_deadline = phase_a_end + CATCH_UP_S
             while min(p.fewest_received() for p in procs) < sender.sent():
+                no_client_dropped(procs, sender, t0)
                 assert time.monotonic() < drain_deadline, f"clients still behind {CATCH_UP_S} s after phase A"
-                time.sleep(0.2)
+                time.sleep(0.5)
             drained_s = time.monotonic() - phase_a_end
 
             stalled = StalledClient(daemon)
@@ -197,8 +211,9 @@ def test_many_clients_no_loss_flat_memory_and_a_stalled_client_is_dropped(connec
             phase_b = time.monotonic()
             prefill_s = phase_b - prefill_started
             sender.start(stop_at=phase_b + DURATION - WARMUP - BEFORE)
-            deadline = phase_b + 40  # the Engine.IO ping timeout (45 s) must not be what drops it
+            deadline = phase_b + 40  # about 1000 lines = 5 s are expected
             while watch.closed_at is None and time.monotonic() < deadline:
+                no_client_dropped(procs, sender, t0)
                 time.sleep(0.05)
             assert watch.closed_at, (
                 f"mixerd never dropped the client that stopped reading; its socket (time, state, "

@@ -73,10 +73,12 @@ def test_hangups_and_replugs_reconnect_fast_and_leak_nothing(connected):
             hangups.append(wait_state(daemon, False, HANGUP_LIMIT_S))
             time.sleep(rng.uniform(0, 0.4))
             device.plug()
+            plugged = time.monotonic()
             reconnects.append(wait_state(daemon, True, RECONNECT_LIMIT_S))
-        # The last link works: state pushed, input applied.
-        device.expect("READY")
-        device.expect(lambda l: l.startswith("MASTER,"), what="state pushed after the last replug")
+        # The last link works: handshake and state push on the new pty, input applied.
+        wait_until(lambda: {"READY", "MASTER"} <= {line.split(",")[0] for t, line in list(device.timeline)
+                                                   if t >= plugged},
+                   what="READY and the state push after the last replug")
         device.send("SLIDER,2,33")
         wait_until(lambda: get_json(daemon, "/api/sliders")["sliders"][2]["value"] == 33,
                    what="input after the last replug")
