@@ -226,7 +226,7 @@ int main(int argc, char** argv) {
   pty_reader pty(net::posix::stream_descriptor(io, fd));
   pty.read();
 
-  // The driver closes stdin when the phase is over.
+  // The driver closes stdin when the run is over.
   net::posix::stream_descriptor input(io, ::dup(STDIN_FILENO));
   char sink[256];
   std::function<void()> wait_for_eof = [&] {
