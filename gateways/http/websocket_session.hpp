@@ -16,6 +16,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 
+#include "gateways/http/batching_stream.hpp"
 #include "gateways/http/detail.hpp"
 
 namespace mixerd::http::detail {
@@ -80,6 +81,8 @@ class websocket_session final : public session_base,
   void start(Stream stream, bhttp::request<bhttp::string_body> upgrade_request,
              websocket_events events) {
     ws_.emplace(std::move(stream));
+    ws_->next_layer().attach(this->weak_from_this(),
+                             [this](beast::error_code ec) { on_written(ec); });
     events_ = std::move(events);
     upgrade_request_ = std::move(upgrade_request);
     auto owner = owner_.lock();
@@ -106,13 +109,13 @@ class websocket_session final : public session_base,
   // route table queued for it arrive afterwards.
   void enqueue(std::shared_ptr<const std::string> text) override {
     if (!ws_ || ended_ || close_requested_) return;
-    if (queue_.size() >= cfg_->options.max_queued_frames) {
+    if (queue_.size() + ws_->next_layer().frames_held() >= cfg_->options.max_queued_frames) {
       // The client is not reading. A close frame would queue behind the stuck writes, so the
       // connection is dropped instead of growing the queue without bound.
       return end();
     }
     queue_.push_back(std::move(text));
-    if (accepted_ && !writing_) write_next();
+    if (accepted_) pump();
   }
 
   void request_close(bws::close_code code) override {
@@ -123,8 +126,8 @@ class websocket_session final : public session_base,
     close_timer_.async_wait([self = self()](beast::error_code ec) {
       if (!ec) self->end();
     });
-    // Otherwise on_accept or on_write starts the close once the queue is flushed.
-    if (accepted_ && !writing_) begin_close();
+    // Otherwise on_accept or on_written starts the close once the queue is staged.
+    if (accepted_) pump();
   }
 
   void close() override { end(); }
@@ -138,11 +141,7 @@ class websocket_session final : public session_base,
     if (ec) return end();
     accepted_ = true;
     read();
-    if (!queue_.empty()) {
-      write_next();
-    } else if (close_requested_) {
-      begin_close();
-    }
+    pump();
   }
 
   void read() {
@@ -173,23 +172,25 @@ class websocket_session final : public session_base,
     if (!ended_) read();
   }
 
-  void write_next() {
-    writing_ = true;
-    ws_->text(true);
-    ws_->async_write(net::buffer(*queue_.front()),
-                     [self = self()](beast::error_code ec, std::size_t) { self->on_write(ec); });
+  // Moves queued frames into the connection's staging while it has room; the close frame
+  // follows the last of them.
+  void pump() {
+    auto& out = ws_->next_layer();
+    while (!queue_.empty() && out.has_room()) {
+      out.stage_text_frame(*queue_.front());
+      queue_.pop_front();
+    }
+    if (queue_.empty() && close_requested_ && !closing_) begin_close();
   }
 
-  void on_write(beast::error_code ec) {
-    writing_ = false;
+  void on_written(beast::error_code ec) {
     if (ended_) return;
     if (ec) return end();
-    queue_.pop_front();
-    if (!queue_.empty()) return write_next();
-    if (close_requested_) begin_close();
+    pump();
   }
 
   void begin_close() {
+    closing_ = true;
     ws_->async_close(bws::close_reason(close_code_),
                      [self = self()](beast::error_code) { self->end(); });
   }
@@ -215,10 +216,12 @@ class websocket_session final : public session_base,
   }
 
   // No permessage-deflate: socket.io 4 does not use it, and the code would only cost compile time.
-  std::optional<bws::stream<Stream, false>> ws_;
+  // Data frames are written through the batching layer, not through Beast's write().
+  std::optional<bws::stream<batching_stream<Stream>, false>> ws_;
   bhttp::request<bhttp::string_body> upgrade_request_;
   beast::flat_buffer read_buffer_;
-  // Shared bytes: one broadcast is one allocation whatever the number of sockets.
+  // Frames not yet staged. Shared bytes: one broadcast is one allocation whatever the number
+  // of sockets; staging copies them (a few dozen bytes each).
   std::deque<std::shared_ptr<const std::string>> queue_;
   net::steady_timer close_timer_;
   websocket_events events_;
@@ -226,7 +229,7 @@ class websocket_session final : public session_base,
   std::weak_ptr<session_registry> owner_;
   bws::close_code close_code_ = bws::close_code::normal;
   bool accepted_ = false;
-  bool writing_ = false;
+  bool closing_ = false;
   bool close_requested_ = false;
   bool ended_ = false;
 };
