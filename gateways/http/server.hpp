@@ -89,6 +89,9 @@ struct listener_options {
   // PEM files; both empty = plain HTTP. start_listener fails if they do not load and match.
   std::string tls_certificate_file{};
   std::string tls_private_key_file{};
+  // Where the core reports what it did on its own (a websocket dropped for its queue bound);
+  // empty: nothing is reported. Called on the io thread.
+  std::function<void(std::string_view message)> warn{};
 };
 
 class listener {

@@ -122,6 +122,7 @@ def test_a_websocket_client_that_never_reads_is_dropped(connected, clients):
         assert time.monotonic() - started < 2  # the stuck client delays nobody
         wait_until(lambda: not holds_socket(daemon.proc.pid, server_side), timeout=20,
                    what="the server to drop the client that does not read")
+        daemon.wait_log("controller: a websocket client stopped reading (1000 frames waiting)")
         # What was queued before the drop still arrives; then the connection ends.
         stuck.sock.settimeout(15)
         while True:

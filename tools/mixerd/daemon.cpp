@@ -199,6 +199,7 @@ int run_daemon(const cli::options& opts) {
     std::string why;
     http::listener_options lo{p.name, bind, static_cast<std::uint16_t>(p.port),
                               limits::http_body_max, p.errors};
+    lo.warn = [](std::string_view message) { log::warn("http", message); };
     if (p.socketio) {
       lo.upgrade = p.socketio->upgrade(p.errors);
       lo.upgrade_headers = socketio::service::upgrade_headers();
