@@ -13,6 +13,22 @@ namespace {
 std::atomic<level> current_level{level::info};
 
 constexpr std::string_view names[] = {"trace", "debug", "info", "warn", "error"};
+
+// Text from outside (device lines, request paths) may hold control bytes: a newline would forge
+// a log line and an escape sequence would drive the reader's terminal. They are written as \xNN.
+void append_escaped(std::string& out, std::string_view text) {
+  constexpr char hex[] = "0123456789abcdef";
+  for (char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 || b == 0x7f) {
+      out += "\\x";
+      out += hex[b >> 4];
+      out += hex[b & 0xf];
+    } else {
+      out += c;
+    }
+  }
+}
 }  // namespace
 
 std::optional<level> level_from_string(std::string_view name) {
@@ -48,7 +64,7 @@ void write(level l, std::string_view component, std::string_view text) {
   line.append(6 - names[static_cast<int>(l)].size(), ' ');
   line += component;
   line += ": ";
-  line += text;
+  append_escaped(line, text);
   line += '\n';
   // One write(2) per line keeps lines whole across threads.
   auto n = ::write(STDERR_FILENO, line.data(), line.size());

@@ -76,6 +76,28 @@ void send_line(self_ptr self, const protocol::host_command& cmd) {
   self->state.link->write_line(std::move(encoded.text));
 }
 
+// At most `unrecognised_per_minute` lines a minute are logged; the next one after that minute
+// says how many were left out.
+void log_unrecognised(device_state& st, const std::string& line) {
+  constexpr int unrecognised_per_minute = 10;
+  const auto now = clock::now();
+  if (now - st.unrecognised_since >= std::chrono::minutes(1)) {
+    if (st.unrecognised_unlogged > 0) {
+      log::info(component, st.unrecognised_unlogged,
+                " more unrecognised lines in the last minute were not logged");
+    }
+    st.unrecognised_since = now;
+    st.unrecognised_logged = 0;
+    st.unrecognised_unlogged = 0;
+  }
+  if (st.unrecognised_logged >= unrecognised_per_minute) {
+    ++st.unrecognised_unlogged;
+    return;
+  }
+  ++st.unrecognised_logged;
+  log::info(component, "unrecognised line: ", line);
+}
+
 void on_line(self_ptr self, const std::string& line, bool overlong) {
   auto& st = self->state;
   st.last_line = clock::now();
@@ -105,7 +127,7 @@ void on_line(self_ptr self, const std::string& line, bool overlong) {
   } else if (auto p = std::get_if<protocol::dev_page>(&ev)) {
     st.status.page = p->name;
   } else if (auto u = std::get_if<protocol::dev_unknown>(&ev)) {
-    log::info(component, "unrecognised line: ", u->line);
+    log_unrecognised(st, u->line);
     publish(self, serial_raw{u->line});
     return;
   }

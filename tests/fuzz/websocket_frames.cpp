@@ -3,7 +3,9 @@
 // permessage-deflate, read_message_max 1,000,000, async_read until an error) over an in-memory
 // stream instead of TCP; every complete text message then goes where engine::core::on_ws_message
 // sends it: decode_eio, and decode_sio for message packets (sio_checks.hpp). A binary message
-// ends the reading, as the session closes on one.
+// ends the reading, as the session closes on one. As in the session, Beast sits on the batching
+// layer (gateways/http/batching_stream.hpp), which carries its pongs and close frames, and each
+// message is answered with a staged data frame, so both kinds of writes meet in the layer.
 // Not covered: the session's timeouts (they need a TCP stream; they do not change parsing).
 #include <boost/asio/io_context.hpp>
 #include <boost/beast/_experimental/test/stream.hpp>
@@ -11,9 +13,11 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "gateways/http/batching_stream.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 #include "tests/fuzz/sio_checks.hpp"
 
@@ -39,8 +43,11 @@ bhttp::request<bhttp::string_body> upgrade_request() {
   return req;
 }
 
+using server_stream =
+    bws::stream<mixerd::http::detail::batching_stream<beast::test::stream>, false>;
+
 struct reader {
-  bws::stream<beast::test::stream, false>& ws;
+  server_stream& ws;
   beast::flat_buffer buffer;
   std::vector<std::string> messages;
 
@@ -51,6 +58,7 @@ struct reader {
       messages.push_back(beast::buffers_to_string(buffer.data()));
       FUZZ_CHECK(messages.back().size() <= max_message_bytes);
       buffer.clear();
+      if (ws.next_layer().has_room()) ws.next_layer().stage_text_frame("3");
       read();
     });
   }
@@ -61,10 +69,12 @@ struct reader {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   net::io_context io;
   beast::test::stream client(io);
-  bws::stream<beast::test::stream, false> ws(io);
-  client.connect(ws.next_layer());
+  server_stream ws(beast::test::stream(io));
+  auto owner = std::make_shared<int>(0);
+  ws.next_layer().attach(owner, nullptr);
+  client.connect(ws.next_layer().next_layer());
   ws.read_message_max(max_message_bytes);
-  ws.next_layer().append(mixerd::fuzz::as_text(data, size));
+  ws.next_layer().next_layer().append(mixerd::fuzz::as_text(data, size));
   // The client sends nothing more: reads end at the end of the input.
   client.close();
 

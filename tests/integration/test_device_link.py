@@ -74,6 +74,21 @@ def test_page_and_unknown_lines(connected):
     assert daemon.proc.poll() is None
 
 
+def test_garbage_lines_are_logged_escaped_and_at_most_ten_a_minute(connected):
+    daemon, device = connected
+    device.send("HELLO\x1b[2J")  # an escape sequence must not reach the reader's terminal
+    for i in range(24):
+        device.send(f"JUNK {i}")
+    device.send("PAGE,MIXER")
+    wait_until(lambda: get_json(daemon, "/api/status")["page"] == "MIXER", what="page MIXER")
+    daemon.wait_log("unrecognised line: JUNK 8")  # the log is read by another thread
+    logged = [line for line in daemon.log if "unrecognised line" in line]
+    assert logged[0].endswith("unrecognised line: HELLO\\x1b[2J")
+    assert len(logged) == 10
+    assert logged[-1].endswith("unrecognised line: JUNK 8")
+    assert daemon.proc.poll() is None
+
+
 def test_hangup_and_replug_reconnects(connected):
     daemon, device = connected
     device.expect("MASTER,50")
