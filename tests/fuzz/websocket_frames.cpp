@@ -69,7 +69,7 @@ struct reader {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   net::io_context io;
   beast::test::stream client(io);
-  server_stream ws(beast::test::stream(io));
+  server_stream ws{beast::test::stream{io}};
   auto owner = std::make_shared<int>(0);
   ws.next_layer().attach(owner, nullptr);
   client.connect(ws.next_layer().next_layer());
