@@ -122,7 +122,12 @@ def test_a_websocket_client_that_never_reads_is_dropped(connected, clients):
         assert time.monotonic() - started < 2  # the stuck client delays nobody
         wait_until(lambda: not holds_socket(daemon.proc.pid, server_side), timeout=20,
                    what="the server to drop the client that does not read")
-        daemon.wait_log("controller: a websocket client stopped reading (1000 frames waiting)")
+        # Which bound closes it depends on how fast mixerd answers (a sanitized build is slower
+        # and lets more than 16 answers be on their way); tests/faults checks the frame queue
+        # alone, with the requests paced to what mixerd answers.
+        wait_until(lambda: any("a websocket client stopped reading (1000 frames waiting)" in line
+                               or "state requests unanswered: closing it" in line
+                               for line in daemon.log), what="the log to say why it was dropped")
         # What was queued before the drop still arrives; then the connection ends.
         stuck.sock.settimeout(15)
         while True:
