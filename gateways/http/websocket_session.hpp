@@ -180,12 +180,14 @@ class websocket_session final : public session_base,
   // Moves queued frames into the connection's staging while it has room; the close frame
   // follows the last of them.
   void pump() {
+    // After a close frame (the client's answered by Beast, or ours) no data frame may follow.
+    if (closing_ || !ws_->is_open()) return;
     auto& out = ws_->next_layer();
     while (!queue_.empty() && out.has_room()) {
       out.stage_text_frame(*queue_.front());
       queue_.pop_front();
     }
-    if (queue_.empty() && close_requested_ && !closing_) begin_close();
+    if (queue_.empty() && close_requested_) begin_close();
   }
 
   void on_written(beast::error_code ec) {
