@@ -27,10 +27,11 @@ for kind in release asan; do
   echo "== $kind: integration tests"
   MIXERD_BIN="$root/build/$kind/tools/mixerd" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
     --junitxml="$results/$kind-integration.xml" "$root/tests/integration" || status=1
-  # The short scale of tools/run-faults.sh: load, hang-ups, kill -9, malformed input.
+  # The short scale of tools/run-faults.sh: load, hang-ups, kill -9, malformed input. -s: each
+  # test prints its measured figures ("[figures] ..." lines) into the CI log.
   echo "== $kind: fault tests (short scale)"
   MIXERD_BIN="$root/build/$kind/tools/mixerd" MIXERD_FAULT_SCALE=short /usr/bin/python3 -m pytest \
-    -q -p no:cacheprovider --junitxml="$results/$kind-faults.xml" "$root/tests/faults" || status=1
+    -q -s -p no:cacheprovider --junitxml="$results/$kind-faults.xml" "$root/tests/faults" || status=1
 done
 # Every fuzz target once over its corpus, built with clang under ASan+UBSan.
 echo "== fuzz: build and replay the corpora"
