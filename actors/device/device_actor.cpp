@@ -1,6 +1,7 @@
 #include "actors/device/device_actor.hpp"
 
 #include <algorithm>
+#include <string>
 #include <caf/all.hpp>
 
 #include "actors/device/port_finder.hpp"
@@ -76,26 +77,26 @@ void send_line(self_ptr self, const protocol::host_command& cmd) {
   self->state.link->write_line(std::move(encoded.text));
 }
 
-// At most `unrecognised_per_minute` lines a minute are logged; the next one after that minute
-// says how many were left out.
-void log_unrecognised(device_state& st, const std::string& line) {
-  constexpr int unrecognised_per_minute = 10;
+// Lines mixerd cannot use (unrecognised or over-long) are logged at most `per_minute` times a
+// minute; the next one after that minute says how many were left out.
+void log_unusable(device_state& st, log::level level, const std::string& text) {
+  constexpr int per_minute = 10;
   const auto now = clock::now();
-  if (now - st.unrecognised_since >= std::chrono::minutes(1)) {
-    if (st.unrecognised_unlogged > 0) {
-      log::info(component, st.unrecognised_unlogged,
-                " more unrecognised lines in the last minute were not logged");
+  if (now - st.unusable_since >= std::chrono::minutes(1)) {
+    if (st.unusable_unlogged > 0) {
+      log::info(component, st.unusable_unlogged,
+                " more unusable lines in the last minute were not logged");
     }
-    st.unrecognised_since = now;
-    st.unrecognised_logged = 0;
-    st.unrecognised_unlogged = 0;
+    st.unusable_since = now;
+    st.unusable_logged = 0;
+    st.unusable_unlogged = 0;
   }
-  if (st.unrecognised_logged >= unrecognised_per_minute) {
-    ++st.unrecognised_unlogged;
+  if (st.unusable_logged >= per_minute) {
+    ++st.unusable_unlogged;
     return;
   }
-  ++st.unrecognised_logged;
-  log::info(component, "unrecognised line: ", line);
+  ++st.unusable_logged;
+  if (log::enabled(level)) log::write(level, component, text);
 }
 
 void on_line(self_ptr self, const std::string& line, bool overlong) {
@@ -112,8 +113,9 @@ void on_line(self_ptr self, const std::string& line, bool overlong) {
     publish(self, device_status_change{true, st.path});
   }
   if (overlong) {
-    log::warn(component, "over-long line from the device (", limits::max_line_bytes,
-              "+ bytes), passed on as raw data");
+    log_unusable(st, log::level::warn,
+                 "over-long line from the device (" + std::to_string(limits::max_line_bytes) +
+                     "+ bytes), passed on as raw data");
     publish(self, serial_raw{line});
     return;
   }
@@ -127,7 +129,7 @@ void on_line(self_ptr self, const std::string& line, bool overlong) {
   } else if (auto p = std::get_if<protocol::dev_page>(&ev)) {
     st.status.page = p->name;
   } else if (auto u = std::get_if<protocol::dev_unknown>(&ev)) {
-    log_unrecognised(st, u->line);
+    log_unusable(st, log::level::info, "unrecognised line: " + u->line);
     publish(self, serial_raw{u->line});
     return;
   }

@@ -42,11 +42,11 @@ struct device_state {
   std::chrono::steady_clock::time_point last_line;
   std::chrono::milliseconds backoff{0};
   bool told_searching = false;
-  // Unrecognised lines logged in the current minute, and those left out of the log: a device
-  // sending garbage must not fill the disk with it (each line is still passed on as raw data).
-  std::chrono::steady_clock::time_point unrecognised_since;
-  int unrecognised_logged = 0;
-  int unrecognised_unlogged = 0;
+  // Unusable (unrecognised, over-long) lines logged in the current minute, and those left out of
+  // the log: a device sending garbage must not fill the disk (each is still passed on as raw data).
+  std::chrono::steady_clock::time_point unusable_since;
+  int unusable_logged = 0;
+  int unusable_unlogged = 0;
   static inline const char* name = "device";
 
   // The port must not stay open after the actor is gone (its I/O lives on the io thread).

@@ -186,6 +186,8 @@ def test_garbage_device_lines_are_ignored(connected):
                 state_events=len(state_events), rss_warm_kib=warm_kib, rss_max_after_warm_kib=max(later),
                 rss_growth_kib=max(later) - warm_kib, rss_now_kib=rss_kib(pid))
         assert state_events == [("slider_change", {"index": 2, "value": 42})], state_events[:10]
+        # At most 10 unusable lines a minute reach the log (the rest are counted, not written).
+        assert unrecognised + overlong <= 10 * (1 + int(elapsed // 60)), (unrecognised, overlong)
         after = {"sliders": get_json(daemon, "/api/sliders"), "mutes": get_json(daemon, "/api/mutes"),
                  "volume": get_json(daemon, "/api/volume/master")}
         before["sliders"]["sliders"][1]["value"] = 42
