@@ -132,8 +132,36 @@ class batching_stream {
     sending_frames_ = staged_frames_;
     staged_frames_ = 0;
     boost::asio::async_write(next_, boost::asio::buffer(sending_),
-                             [this, owner = std::move(owner)](boost::beast::error_code ec,
-                                                              std::size_t) { on_write(ec); });
+                             write_done(this, std::move(owner)));
+  }
+
+  // The handler of the write on its way. The held completions hold the owner, which holds this
+  // layer: should the handler be destroyed without running (the io_context went away first),
+  // it drops them, or that cycle would never be freed. `owner_` outlives the drop.
+  class write_done {
+   public:
+    write_done(batching_stream* layer, std::shared_ptr<void> owner)
+        : layer_(layer), owner_(std::move(owner)) {}
+    write_done(write_done&& other) noexcept
+        : layer_(std::exchange(other.layer_, nullptr)), owner_(std::move(other.owner_)) {}
+    write_done(const write_done&) = delete;
+    write_done& operator=(const write_done&) = delete;
+    write_done& operator=(write_done&&) = delete;
+    ~write_done() {
+      if (layer_) layer_->drop_pending();
+    }
+    void operator()(boost::beast::error_code ec, std::size_t) {
+      std::exchange(layer_, nullptr)->on_write(ec);
+    }
+
+   private:
+    batching_stream* layer_;
+    std::shared_ptr<void> owner_;
+  };
+
+  void drop_pending() {
+    held_write_.reset();
+    flushed_.reset();
   }
 
   void on_write(boost::beast::error_code ec) {

@@ -109,13 +109,19 @@ class websocket_session final : public session_base,
   // route table queued for it arrive afterwards.
   void enqueue(std::shared_ptr<const std::string> text) override {
     if (!ws_ || ended_ || close_requested_) return;
+    // After a close frame no data frame may follow; Beast's teardown may take a while.
+    if (accepted_ && !ws_->is_open()) return;
     const auto waiting = queue_.size() + ws_->next_layer().frames_held();
     if (waiting >= cfg_->options.max_queued_frames) {
       // The client is not reading. A close frame would queue behind the stuck writes, so the
       // connection is dropped instead of growing the queue without bound.
       if (cfg_->options.warn) {
-        cfg_->options.warn(cfg_->options.name + ": a websocket client stopped reading (" +
-                           std::to_string(waiting) + " frames waiting): connection dropped");
+        try {
+          cfg_->options.warn(cfg_->options.name + ": a websocket client stopped reading (" +
+                             std::to_string(waiting) + " frames waiting): connection dropped");
+        } catch (...) {
+          // A report must not take the io thread down.
+        }
       }
       return end();
     }
