@@ -59,9 +59,9 @@ class batching_stream {
 
   // Staged bytes past which no more frames are taken until the write on its way completes.
   static constexpr std::size_t staging_limit = 16 * 1024;
-  // A buffer that grew past this is freed after its write: 1,000 idle clients must not each
-  // keep the largest batch they ever had.
-  static constexpr std::size_t kept_capacity = 4 * 1024;
+  // A buffer that grew past this is freed after its write: 1,000 clients must not each keep the
+  // largest batch they ever had (two buffers each: at most 2 KiB a client stays allocated).
+  static constexpr std::size_t kept_capacity = 1024;
 
   explicit batching_stream(Next&& next) : next_(std::move(next)) {}
 
