@@ -1,8 +1,8 @@
 #include "actors/device/device_actor.hpp"
 
 #include <algorithm>
-#include <string>
 #include <caf/all.hpp>
+#include <string>
 
 #include "actors/device/port_finder.hpp"
 #include "actors/log.hpp"
