@@ -86,6 +86,10 @@ bool listed(const interface_address& a, bool with_v6) {
 
 }  // namespace
 
+bool is_ipv4(std::string_view address) {
+  return ipv4(address).has_value();
+}
+
 bool is_ipv6(std::string_view address) {
   return ipv6(address).has_value();
 }

@@ -34,6 +34,8 @@ struct network_snapshot {
 
 namespace network {
 
+// Whole text is one address (text holding a NUL never is).
+bool is_ipv4(std::string_view address);
 bool is_ipv6(std::string_view address);
 bool is_loopback(std::string_view address);    // 127.0.0.0/8, ::1
 bool is_link_local(std::string_view address);  // 169.254.0.0/16, fe80::/10

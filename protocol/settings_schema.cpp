@@ -1,7 +1,5 @@
 #include "protocol/settings_schema.hpp"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -10,6 +8,7 @@
 
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/network.hpp"
 
 namespace mixerd::settings_schema {
 
@@ -227,12 +226,7 @@ bool at_path(const std::vector<scan_frame>& stack, const std::vector<path_step>&
 }  // namespace
 
 bool is_ip_address(const std::string& text) {
-  // inet_pton stops at a NUL ("0.0.0.0\u0000x" in JSON); the daemon would bind to the prefix.
-  if (text.find('\0') != std::string::npos) return false;
-  in_addr v4{};
-  in6_addr v6{};
-  return ::inet_pton(AF_INET, text.c_str(), &v4) == 1 ||
-         ::inet_pton(AF_INET6, text.c_str(), &v6) == 1;
+  return network::is_ipv4(text) || network::is_ipv6(text);
 }
 
 int locate_key(std::string_view text, std::string_view key_path) {
