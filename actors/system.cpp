@@ -11,55 +11,152 @@
 #include "actors/plants/plant_store_actor.hpp"
 #include "actors/settings/settings_actor.hpp"
 #include "actors/toast/toast_actor.hpp"
+#include "protocol/json.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/messages.hpp"
 
 namespace mixerd {
 
+namespace {
+
+// Shutdown phases: producers of changes stop first, so that every change they made is queued at
+// the settings actor ahead of its final flush; then the actors that only consume their output;
+// the infrastructure (settings, hub) last.
+enum phase : int { producers = 0, consumers = 1, infrastructure = 2, phase_count = 3 };
+
+// One capability: how it is spawned (it adds its handle and views to the directory), when it
+// stops, the hub topics it receives, and what it puts into initial_state.
+struct capability_row {
+  const char* name;
+  caf::actor (*spawn)(caf::actor_system&, const actor_options&, directory&);
+  phase stop_phase;
+  topic_set (*topics)();                                       // null: subscribes to nothing
+  void (*contribute)(const directory&, nlohmann::json& state);  // null: contributes nothing
+};
+
+template <class Handle>
+caf::actor registered(directory& dir, const Handle& handle) {
+  dir.add(handle);
+  return caf::actor_cast<caf::actor>(handle);
+}
+
+// The table. Order is spawn order: a row may use the handles of the rows above it.
+const capability_row capability_table[] = {
+    {"hub",
+     [](caf::actor_system& sys, const actor_options&, directory& dir) {
+       return registered<hub_actor>(dir, sys.spawn(hub_behavior, limits::hub_max_subscribers));
+     },
+     infrastructure, nullptr, nullptr},
+    {"settings",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       return registered<settings_actor>(
+           dir, sys.spawn<caf::detached>(settings_behavior, o.paths, o.settings));
+     },
+     infrastructure, nullptr, nullptr},
+    {"device",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       return registered<device_actor>(
+           dir, sys.spawn(device_behavior, device_config{o.io, o.serial, dir.get<hub_actor>()},
+                          dir.slot(device_status{})));
+     },
+     producers, nullptr,
+     [](const directory& dir, nlohmann::json& state) {
+       auto device = dir.view<device_status>();
+       auto audio = dir.view<audio_view>();
+       auto status = device ? *device : device_status{};
+       state["status"] = json::status_to_json(status, audio && audio->connected);
+       state["connected"] = status.connected;
+     }},
+    {"audio",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       return registered<audio_actor>(
+           dir, sys.spawn(audio_behavior, dir.get<hub_actor>(), mixer_from_settings(o.settings),
+                          dir.slot(audio_view{})));
+     },
+     producers, nullptr, nullptr},
+    {"mixer",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       mixer_wiring wiring{dir.get<device_actor>(), dir.get<hub_actor>(),
+                           dir.get<settings_actor>(), dir.get<audio_actor>()};
+       auto view = dir.slot(mixer_view_of(mixer_from_settings(o.settings)));
+       return registered<mixer_actor>(dir, sys.spawn(mixer_behavior, wiring, o.settings, view));
+     },
+     producers, mixer_topics,
+     [](const directory& dir, nlohmann::json& state) {
+       auto view = dir.view<mixer_view>();
+       if (!view) return;
+       state["sliders"] = json::sliders_to_json(view->mix)["sliders"];
+       state["mutes"] = json::mutes_to_json(view->mix.mutes);
+       state["volume"] = view->mix.master_volume;
+     }},
+    {"auth",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       auto view = dir.slot(auth_view_of(auth_config_from_settings(o.settings)));
+       return registered<auth_actor>(
+           dir, sys.spawn(auth_behavior, dir.get<settings_actor>(), o.settings, view));
+     },
+     producers, nullptr, nullptr},
+    {"toast",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       toast_wiring wiring{dir.get<device_actor>(), dir.get<settings_actor>()};
+       auto view = dir.slot(toast_view{toast_handlers_from_settings(o.settings)});
+       return registered<toast_actor>(dir, sys.spawn(toast_behavior, wiring, o.settings, view));
+     },
+     consumers, toast_topics, nullptr},
+    {"network",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       return registered<network_actor>(dir, sys.spawn(network_behavior, network_config{o.io}));
+     },
+     consumers, nullptr, nullptr},
+    {"plants",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       return registered<plants_actor>(
+           dir, sys.spawn<caf::detached>(plant_store_behavior,
+                                         o.paths.data_dir + "/plants.json",
+                                         dir.get<settings_actor>(), o.settings));
+     },
+     producers, nullptr, nullptr},
+};
+
+}  // namespace
+
 void configure_actor_system(caf::actor_system_config& cfg) {
   cfg.add_message_types<caf::id_block::mixerd>();
   // One worker runs every cooperative actor. With two, nearly every message between the
-  // gateways and the state actors woke the other worker (futex + context switch): one worker
-  // served 36k instead of 25k GET /api/sliders per second on two cores. The actors that block
-  // (fsync of settings.json and plants.json) run detached and the auth actor checks
-  // passwords on a detached helper (PBKDF2), each on its own thread, so they never hold up slider
-  // events.
+  // actors woke the other worker (futex + context switch). The actors that block (fsync of
+  // settings.json and plants.json) run detached and the auth actor checks passwords on a
+  // detached helper (PBKDF2), each on its own thread, so they never hold up slider events.
   cfg.set("scheduler.policy", caf::atom("sharing"));
   cfg.set("scheduler.max-threads", 1);
 }
 
-actor_handles spawn_actors(caf::actor_system& sys, const actor_options& options) {
-  actor_handles h;
-  h.hub = sys.spawn(hub_actor, limits::hub_max_subscribers);
-  h.settings = sys.spawn<caf::detached>(settings_actor, options.paths, options.settings);
-  h.device = sys.spawn(device_actor, device_config{options.io, options.serial, h.hub});
-  h.audio = sys.spawn(audio_actor, h.hub, mixer_from_settings(options.settings));
-  h.mixer =
-      sys.spawn(mixer_actor, mixer_wiring{h.device, h.hub, h.settings, h.audio}, options.settings);
-  h.auth = sys.spawn(auth_actor, h.settings, options.settings);
-  h.toast = sys.spawn(toast_actor, toast_wiring{h.device, h.hub, h.settings}, options.settings);
-  h.network = sys.spawn(network_actor, network_config{options.io});
-  h.plants = sys.spawn<caf::detached>(plant_store_actor, options.paths.data_dir + "/plants.json",
-                                      h.settings, options.settings);
-  return h;
+void spawn_actors(caf::actor_system& sys, const actor_options& options, running_system& out) {
+  out.phases.assign(phase_count, {});
+  for (const auto& row : capability_table) {
+    auto actor = row.spawn(sys, options, out.dir);
+    out.phases[row.stop_phase].push_back(actor);
+    if (row.topics)
+      caf::anon_send(out.dir.get<hub_actor>(), caf::subscribe_atom_v, actor, row.topics());
+    if (row.contribute) out.dir.contribute(row.contribute);
+  }
 }
 
-void shutdown_actors(caf::actor_system& sys, const actor_handles& actors, const caf::actor& extra) {
+void shutdown_actors(caf::actor_system& sys, const running_system& running,
+                     const std::vector<caf::actor>& extra) {
   caf::scoped_actor self{sys};
-  // Producers first: once they are gone, every change they made is already queued at the
-  // settings actor, ahead of the flush below.
-  for (const auto& a :
-       {extra, actors.device, actors.mixer, actors.audio, actors.auth, actors.plants})
-    self->send_exit(a, caf::exit_reason::user_shutdown);
-  for (const auto& a : {actors.toast, actors.network})
-    self->send_exit(a, caf::exit_reason::user_shutdown);
-  self->wait_for(extra, actors.device, actors.mixer, actors.audio, actors.auth, actors.plants);
-  self->wait_for(actors.toast, actors.network);
-  self->request(actors.settings, caf::infinite, caf::flush_atom_v)
+  auto stop = [&](const std::vector<caf::actor>& group) {
+    for (const auto& a : group)
+      if (a) self->send_exit(a, caf::exit_reason::user_shutdown);
+    for (const auto& a : group)
+      if (a) self->wait_for(a);
+  };
+  auto first = running.phases[producers];
+  first.insert(first.end(), extra.begin(), extra.end());
+  stop(first);
+  stop(running.phases[consumers]);
+  self->request(running.dir.get<settings_actor>(), caf::infinite, caf::flush_atom_v)
       .receive([](bool) {}, [](caf::error&) {});
-  for (const auto& a : {actors.settings, actors.hub})
-    self->send_exit(a, caf::exit_reason::user_shutdown);
-  self->wait_for(actors.settings, actors.hub);
+  stop(running.phases[infrastructure]);
 }
 
 }  // namespace mixerd

@@ -1,12 +1,19 @@
-// The audio server as mixerd sees it, independent of libpulse: which streams an app assignment
-// covers, how a stream is named in the session list, volume units, and the observations the
-// libpulse client reports to the audio actor (actors/audio/). Pure: no I/O.
+// The audio capability: what mixerd wants the audio server to play, applied through libpulse by
+// the audio actor (actors/audio/). Here, independent of libpulse: which streams an app
+// assignment covers, how a stream is named in the session list, volume units, the observations
+// the libpulse client reports to the audio actor, and the actor's interface. Pure: no I/O.
 #pragma once
 
+#include <caf/actor.hpp>
+#include <caf/atom.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "protocol/atoms.hpp"
 #include "protocol/types.hpp"
 
 namespace mixerd {
@@ -85,5 +92,49 @@ struct pulse_stream_gone {
 struct pulse_op_done {
   audio_object target;
 };
+
+// ---- The audio actor's interface ----------------------------------------------------------------
+
+// Mixer -> audio actor: the desired state, which the audio actor applies and keeps.
+// What slider `index` (0-3) controls; `enforce` sets back a stream that changes its own volume.
+struct audio_slider_target {
+  int index = 0;
+  assignment assigned;
+  bool enforce = true;
+};
+// Where slider `index` is and whether its mute is on.
+struct audio_slider_level {
+  int index = 0;
+  int volume = 0;
+  bool muted = false;
+};
+// Master volume and master mute (the default sink). `seq` counts the mixer's master changes.
+struct audio_master_level {
+  int volume = 0;
+  bool muted = false;
+  std::uint64_t seq = 0;
+};
+
+// An application playing audio, as the audio server names it.
+struct audio_session {
+  std::string name;
+  std::string display_name;
+};
+using audio_sessions = std::vector<audio_session>;
+
+// What the audio actor publishes: the link to the server and the live streams (one entry per
+// app).
+struct audio_view {
+  bool connected = false;
+  std::string server;
+  audio_sessions sessions;
+};
+
+// watch: the watcher (the mixer) receives master_observed when the default sink changes outside
+// mixerd.
+using audio_actor =
+    caf::typed_actor<caf::reacts_to<audio_slider_target>, caf::reacts_to<audio_slider_level>,
+                     caf::reacts_to<audio_master_level>, caf::reacts_to<watch_atom, caf::actor>,
+                     caf::replies_to<caf::get_atom, sessions_atom>::with<audio_sessions>>;
 
 }  // namespace mixerd

@@ -1,9 +1,16 @@
-// Typed events fanned out by the hub (design.md: domain actor -> hub -> subscribers).
-// Names and payloads of the controller's events are those of interfaces.md "Events".
+// Events fanned out by the hub: domain actor -> hub -> subscribers. Each event type describes
+// itself: its wire name (the Socket.IO event name), whether clients see it, and its JSON
+// payload. The broadcaster, and later the plugin bridge and MQTT, handle every event through
+// these three members without per-event code. Adding an event = one struct here, one
+// alternative in `event`, its to_json in events.cpp.
 #pragma once
 
+#include <bitset>
+#include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 
 #include "protocol/device_codec.hpp"
@@ -12,48 +19,110 @@
 namespace mixerd {
 
 struct slider_change {
+  static constexpr std::string_view wire_name = "slider_change";
+  static constexpr bool for_clients = true;
   int index = 1;  // 1-4
   int value = 0;
+  nlohmann::json to_json() const;
 };
 struct assignment_change {
+  static constexpr std::string_view wire_name = "assignment_change";
+  static constexpr bool for_clients = true;
   int index = 1;  // 1-4
   assignment assigned;
   std::string label;
+  nlohmann::json to_json() const;
 };
 struct mute_change {
-  int index = 1;  // 1-4, or protocol::master_index for the master mute
+  static constexpr std::string_view wire_name = "mute_change";
+  static constexpr bool for_clients = true;
+  int index = 1;  // 1-4, or protocol::master_index for the master mute ("master" on the wire)
   bool muted = false;
+  nlohmann::json to_json() const;
 };
 struct volume_change {
+  static constexpr std::string_view wire_name = "volume_change";
+  static constexpr bool for_clients = true;
   int volume = 0;
+  nlohmann::json to_json() const;
 };
 struct profile_change {
+  static constexpr std::string_view wire_name = "profile_change";
+  static constexpr bool for_clients = true;
   std::string profile;
+  nlohmann::json to_json() const;
 };
-// The `device_status` event.
 struct device_status_change {
+  static constexpr std::string_view wire_name = "device_status";
+  static constexpr bool for_clients = true;
   bool connected = false;
   std::string port;
+  nlohmann::json to_json() const;
 };
-// The `audio_status` event: an audio server was attached or lost (`server` names it).
+// An audio server was attached or lost (`server` names it).
 struct audio_status_change {
+  static constexpr std::string_view wire_name = "audio_status";
+  static constexpr bool for_clients = true;
   bool connected = false;
   std::string server;
+  nlohmann::json to_json() const;
 };
 // A device line no codec rule understood (boot chatter, newer firmware); for plugins.
 struct serial_raw {
+  static constexpr std::string_view wire_name = "serial_raw";
+  static constexpr bool for_clients = false;
   std::string line;
+  nlohmann::json to_json() const;
 };
 // Every understood device line, for actors that react to input (mixer, macros, plugins).
 struct device_input {
+  static constexpr std::string_view wire_name = "device_input";
+  static constexpr bool for_clients = false;
   protocol::device_event input;
+  nlohmann::json to_json() const;
 };
 
 using event =
     std::variant<slider_change, assignment_change, mute_change, volume_change, profile_change,
                  device_status_change, audio_status_change, serial_raw, device_input>;
 
-// The Socket.IO event name, e.g. "slider_change"; internal events have names too.
+// ---- Topics: a subscriber names the event kinds it wants (one topic per event type) ----------
+
+using topic_set = std::bitset<std::variant_size_v<event>>;
+
+namespace detail {
+template <class T, std::size_t I = 0>
+constexpr std::size_t event_index() {
+  static_assert(I < std::variant_size_v<event>, "not an event type");
+  if constexpr (std::is_same_v<T, std::variant_alternative_t<I, event>>) {
+    return I;
+  } else {
+    return event_index<T, I + 1>();
+  }
+}
+}  // namespace detail
+
+// The topics of the event types Ts, e.g. topics_of<slider_change, mute_change>().
+template <class... Ts>
+topic_set topics_of() {
+  topic_set set;
+  (set.set(detail::event_index<Ts>()), ...);
+  return set;
+}
+
+inline std::size_t topic_of(const event& e) {
+  return e.index();
+}
+
+// Every event clients see (for_clients), e.g. what the Socket.IO broadcaster subscribes to.
+topic_set client_topics();
+
+// The wire name, e.g. "slider_change", and the JSON payload of any event.
 std::string_view event_name(const event& e);
+bool is_client_event(const event& e);
+
+namespace json {
+nlohmann::json event_payload(const event& e);
+}  // namespace json
 
 }  // namespace mixerd

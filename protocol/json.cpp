@@ -1,25 +1,6 @@
 #include "protocol/json.hpp"
 
-#include <type_traits>
-
 namespace mixerd {
-
-std::string_view event_name(const event& e) {
-  return std::visit(
-      [](const auto& ev) -> std::string_view {
-        using T = std::decay_t<decltype(ev)>;
-        if constexpr (std::is_same_v<T, slider_change>) return "slider_change";
-        if constexpr (std::is_same_v<T, assignment_change>) return "assignment_change";
-        if constexpr (std::is_same_v<T, mute_change>) return "mute_change";
-        if constexpr (std::is_same_v<T, volume_change>) return "volume_change";
-        if constexpr (std::is_same_v<T, profile_change>) return "profile_change";
-        if constexpr (std::is_same_v<T, device_status_change>) return "device_status";
-        if constexpr (std::is_same_v<T, audio_status_change>) return "audio_status";
-        if constexpr (std::is_same_v<T, serial_raw>) return "serial_raw";
-        if constexpr (std::is_same_v<T, device_input>) return "device_input";
-      },
-      e);
-}
 
 namespace json {
 
@@ -58,32 +39,18 @@ json volume_to_json(int volume) {
   return {{"volume", volume}};
 }
 
-json event_payload(const event& e) {
-  return std::visit(
-      [](const auto& ev) -> json {
-        using T = std::decay_t<decltype(ev)>;
-        if constexpr (std::is_same_v<T, slider_change>) {
-          return {{"index", ev.index}, {"value", ev.value}};
-        } else if constexpr (std::is_same_v<T, assignment_change>) {
-          return {{"index", ev.index}, {"assignment", to_json(ev.assigned)}, {"label", ev.label}};
-        } else if constexpr (std::is_same_v<T, mute_change>) {
-          json index = ev.index == protocol::master_index ? json("master") : json(ev.index);
-          return {{"index", std::move(index)}, {"muted", ev.muted}};
-        } else if constexpr (std::is_same_v<T, volume_change>) {
-          return volume_to_json(ev.volume);
-        } else if constexpr (std::is_same_v<T, profile_change>) {
-          return {{"profile", ev.profile}};
-        } else if constexpr (std::is_same_v<T, device_status_change>) {
-          return {{"connected", ev.connected}, {"port", ev.port}};
-        } else if constexpr (std::is_same_v<T, audio_status_change>) {
-          return {{"connected", ev.connected}, {"server", ev.server}};
-        } else if constexpr (std::is_same_v<T, serial_raw>) {
-          return {{"data", ev.line}};
-        } else {
-          return {{"line", protocol::encode_device_event(ev.input)}};
-        }
-      },
-      e);
+void complete_initial_state(json& state) {
+  if (!state.contains("macros")) {
+    json page_names = json::object();
+    json pages = json::object();
+    for (int page = 0; page < limits::macro_page_count; ++page) {
+      page_names[std::to_string(page)] = "Page " + std::to_string(page + 1);
+      pages[std::to_string(page)] = json::array();
+    }
+    state["macros"] = {{"current_page", 0}, {"page_names", page_names}, {"pages", pages}};
+  }
+  if (!state.contains("profiles"))
+    state["profiles"] = {{"profiles", json::array()}, {"current", ""}};
 }
 
 std::optional<assignment> assignment_from_json(const json& j, std::string& problem) {

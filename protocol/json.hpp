@@ -6,7 +6,9 @@
 #include <optional>
 #include <string>
 
+#include "protocol/device.hpp"
 #include "protocol/events.hpp"
+#include "protocol/mixer.hpp"
 #include "protocol/types.hpp"
 
 namespace mixerd::json {
@@ -19,7 +21,11 @@ json sliders_to_json(const mixer_snapshot& m);          // {"sliders": [...]}
 json mutes_to_json(const mute_states& m);               // {"individual": [...], "master": b}
 json status_to_json(const device_status& d, bool audio_connected);
 json volume_to_json(int volume);  // {"volume": v}
-json event_payload(const event& e);
+
+// initial_state must hold at least sliders, macros, profiles, status and connected (the
+// controller interface). Capabilities contribute their keys; a key that no running capability
+// fills gets its empty shape here, so clients that read it keep working.
+void complete_initial_state(json& state);
 
 // Reads an assignment as stored in settings or sent by a client. On failure returns nullopt
 // and sets `problem` to a sentence naming the field, e.g. "names must be an array of strings".

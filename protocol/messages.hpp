@@ -1,5 +1,5 @@
-// The CAF type-ID block of mixerd: every type and atom that travels between actors.
-// Atom text is at most 10 characters (CAF 0.17).
+// The CAF type-ID block of mixerd: every type that travels between actors. Each capability's
+// messages and interface are declared in protocol/<capability>.hpp; atoms in protocol/atoms.hpp.
 #pragma once
 
 #include <caf/allowed_unsafe_message_type.hpp>
@@ -9,21 +9,21 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "protocol/atoms.hpp"
 #include "protocol/audio.hpp"
+#include "protocol/auth.hpp"
+#include "protocol/device.hpp"
 #include "protocol/device_codec.hpp"
 #include "protocol/events.hpp"
+#include "protocol/hub.hpp"
+#include "protocol/mixer.hpp"
 #include "protocol/network.hpp"
 #include "protocol/plants.hpp"
-#include "protocol/requests.hpp"
+#include "protocol/settings.hpp"
 #include "protocol/toast.hpp"
 #include "protocol/types.hpp"
 
 namespace mixerd {
-
-// A settings subtree and the reason it was (re)loaded, sent to watchers after SIGHUP.
-struct settings_reloaded {
-  nlohmann::json settings;
-};
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, device_status& x) {
@@ -36,6 +36,7 @@ typename Inspector::result_type inspect(Inspector& f, device_status& x) {
 // Variants, JSON values and snapshots never leave the process: no serialization needed.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(nlohmann::json)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::event)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::topic_set)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::protocol::host_command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mixer_snapshot)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::settings_reloaded)
@@ -78,6 +79,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
 CAF_ADD_TYPE_ID(mixerd, (mixerd::device_status))
 CAF_ADD_TYPE_ID(mixerd, (nlohmann::json))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::event))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::topic_set))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::protocol::host_command))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::mixer_snapshot))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::settings_reloaded))
@@ -114,20 +116,5 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_history))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::network_snapshot))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::plant_delete))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::plant_delete_outcome))
-
-CAF_ADD_ATOM(mixerd, mixerd, reload_atom, "reload")
-CAF_ADD_ATOM(mixerd, mixerd, status_atom, "status")
-CAF_ADD_ATOM(mixerd, mixerd, line_atom, "line")
-CAF_ADD_ATOM(mixerd, mixerd, closed_atom, "closed")
-CAF_ADD_ATOM(mixerd, mixerd, opened_atom, "opened")
-CAF_ADD_ATOM(mixerd, mixerd, watch_atom, "watch")
-CAF_ADD_ATOM(mixerd, mixerd, retry_atom, "retry")
-CAF_ADD_ATOM(mixerd, mixerd, keepalive_atom, "keepalive")
-CAF_ADD_ATOM(mixerd, mixerd, sessions_atom, "sessions")
-CAF_ADD_ATOM(mixerd, mixerd, recheck_atom, "recheck")
-CAF_ADD_ATOM(mixerd, mixerd, handlers_atom, "handlers")
-CAF_ADD_ATOM(mixerd, mixerd, regenerate_atom, "regenerate")
-CAF_ADD_ATOM(mixerd, mixerd, history_atom, "history")
-CAF_ADD_ATOM(mixerd, mixerd, overlay_atom, "overlay")
 
 CAF_END_TYPE_ID_BLOCK(mixerd)

@@ -3,6 +3,10 @@
 // and the GET /api/toast/network body. Pure: the network actor gathers the facts.
 #pragma once
 
+#include <caf/atom.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -57,5 +61,9 @@ nlohmann::json network_info_json(const network_snapshot& facts, const std::strin
                                  std::uint16_t port, bool tls);
 
 }  // namespace network
+
+// The network capability: how this machine can be reached (interfaces, overlay). Each get
+// gathers fresh facts (the overlay's answer is kept a few seconds).
+using network_actor = caf::typed_actor<caf::replies_to<caf::get_atom>::with<network_snapshot>>;
 
 }  // namespace mixerd

@@ -1,4 +1,5 @@
 #include "protocol/plants.hpp"
+#include "protocol/uri.hpp"
 
 #include <charconv>
 #include <limits>
@@ -11,15 +12,6 @@ namespace {
 bool is_token68_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
          c == '.' || c == '_' || c == '~' || c == '+' || c == '/';
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
 }
 
 bool token68(std::string_view t) {
@@ -46,7 +38,7 @@ bearer parse_bearer(std::string_view value) {
   bearer out;
   if (value.empty()) return out;  // missing
   auto space = value.find_first_of(" \t");
-  if (!iequals(value.substr(0, space), "Bearer")) {
+  if (!uri::iequals(value.substr(0, space), "Bearer")) {
     out.problem = bearer_problem::wrong_scheme;
     return out;
   }

@@ -3,6 +3,10 @@
 // messages between the plant store gateway and the plant store actor. No I/O.
 #pragma once
 
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+#include "protocol/settings.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -79,5 +83,9 @@ struct plant_delete_outcome {
   result what = result::unauthorized;
   std::string detail;  // unavailable, write_failed: what is wrong
 };
+
+// The plant store capability: owns DATA_DIR/plants.json and the bearer token.
+using plants_actor = caf::typed_actor<caf::replies_to<plant_delete>::with<plant_delete_outcome>,
+                                      caf::reacts_to<settings_reloaded>>;
 
 }  // namespace mixerd

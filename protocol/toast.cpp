@@ -47,23 +47,6 @@ std::string icon_list() {
   return out;
 }
 
-std::string percent_decode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '+') {
-      out.push_back(' ');
-    } else if (text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 &&
-               hex_value(text[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(text[i]);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 const std::vector<std::string_view>& icon_names() {
@@ -166,20 +149,6 @@ std::optional<toast_content> parse_toast_request(const nlohmann::json& body, std
 
 protocol::cmd_toast to_device_command(const toast_content& toast) {
   return {toast.duration_ms, toast.icon, toast.color, toast.message, toast.subtitle};
-}
-
-std::optional<std::string> query_parameter(std::string_view query, std::string_view name) {
-  while (!query.empty()) {
-    auto end = query.find('&');
-    auto pair = query.substr(0, end);
-    auto eq = pair.find('=');
-    auto key = percent_decode(pair.substr(0, eq));
-    if (key == name)
-      return eq == std::string_view::npos ? std::string() : percent_decode(pair.substr(eq + 1));
-    if (end == std::string_view::npos) break;
-    query.remove_prefix(end + 1);
-  }
-  return std::nullopt;
 }
 
 nlohmann::json handler_to_json(const toast_handler& h) {

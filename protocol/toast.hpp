@@ -3,6 +3,10 @@
 // its API key, and the messages of the toast actor. Pure: no I/O.
 #pragma once
 
+#include <caf/atom.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -10,8 +14,12 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/atoms.hpp"
 #include "protocol/device_codec.hpp"
+#include "protocol/events.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/settings.hpp"
+#include "protocol/snapshot.hpp"
 
 namespace mixerd {
 
@@ -80,6 +88,25 @@ struct toast_record {
 };
 using toast_history = std::vector<toast_record>;  // oldest first
 
+// What the toast actor publishes: the handler switches (GET /api/toast/handlers).
+struct toast_view {
+  toast_handler_list handlers;
+};
+
+// Hub topics of the toast actor: device and audio server connects and disconnects become toasts.
+inline topic_set toast_topics() {
+  return topics_of<device_status_change, audio_status_change>();
+}
+
+using toast_actor =
+    caf::typed_actor<caf::replies_to<toast_admit>::with<toast_admission>,
+                     caf::replies_to<toast_post>::with<toast_outcome>, caf::reacts_to<toast_notice>,
+                     caf::replies_to<caf::get_atom, handlers_atom>::with<toast_handler_list>,
+                     caf::replies_to<toast_switch>::with<toast_switch_result>,
+                     caf::replies_to<regenerate_atom>::with<std::string>,
+                     caf::replies_to<caf::get_atom, history_atom>::with<toast_history>,
+                     caf::reacts_to<event>, caf::reacts_to<settings_reloaded>>;
+
 namespace notify {
 
 // The icon names of interfaces.md, in its order.
@@ -101,8 +128,6 @@ std::optional<std::string> normalize_color(std::string_view text);
 // The device line of a toast (escaped, shortened to the line limit).
 protocol::cmd_toast to_device_command(const toast_content& toast);
 
-// The percent-decoded value of `name` in a raw query string ("a=1&api_key=x"); '+' is a space.
-std::optional<std::string> query_parameter(std::string_view query, std::string_view name);
 
 nlohmann::json handler_to_json(const toast_handler& handler);
 

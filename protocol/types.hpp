@@ -1,8 +1,8 @@
-// Value types of the domain, as the controller interface shows them (interfaces.md section C).
+// Value types shared by several capabilities. Each capability's own types, messages and actor
+// interface are in protocol/<capability>.hpp.
 // API indices are 1-based (sliders, mutes); the device link converts to 0-based at its edge.
 #pragma once
 
-#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,37 +26,6 @@ struct assignment {
     return a.type == b.type && a.names == b.names;
   }
   friend bool operator!=(const assignment& a, const assignment& b) { return !(a == b); }
-};
-
-struct slider_state {
-  int value = 50;  // 0-100, as last reported by the device or set through the API
-  assignment assigned;
-  std::string label;
-  bool muted = false;
-  // Set back an app stream that changes its own volume (settings and assignment requests).
-  bool enforce_volume = true;
-};
-
-struct mute_states {
-  std::array<bool, limits::mute_count> individual{};
-  bool master = false;
-};
-
-// Everything the mixer actor owns, in one snapshot for readers.
-struct mixer_snapshot {
-  std::array<slider_state, limits::slider_count> sliders;
-  mute_states mutes;
-  int master_volume = 50;
-  bool audio_connected = false;
-};
-
-// What the device actor knows of the link.
-struct device_status {
-  bool connected = false;
-  std::string port;
-  std::string page;
-  std::string firmware_version;
-  std::string device_type;
 };
 
 inline constexpr std::string_view app_version = "1.5";

@@ -17,7 +17,7 @@ constexpr auto longest_retry = std::chrono::milliseconds(5000);
 // more when the second is over, so that a fight costs little and still ends with our value.
 constexpr int max_corrections_per_second = 10;
 
-using self_ptr = caf::stateful_actor<audio_state>*;
+using self_ptr = audio_impl::stateful_pointer<audio_state>;
 
 bool busy(self_ptr self, audio_object id) {
   auto it = self->state.pending.find(id);
@@ -87,12 +87,18 @@ void apply_sliders_of(self_ptr self, assignment_type type) {
     if (self->state.sliders[i].assigned.type == type) apply_slider(self, i);
 }
 
+audio_sessions sessions(const audio_state& st);
+
+// Readers (the session list, the status) see the link and the streams from here.
+void publish_view(self_ptr self) {
+  const auto& st = self->state;
+  st.view->store(audio_view{st.connected, st.server, sessions(st)});
+}
+
 void publish_status(self_ptr self) {
   const auto& st = self->state;
-  event e{audio_status_change{st.connected, st.server}};
-  self->send(st.hub, caf::publish_atom_v, e);
-  for (const auto& w : st.watchers)
-    self->send(w, e);
+  publish_view(self);
+  self->send(st.hub, caf::publish_atom_v, event{audio_status_change{st.connected, st.server}});
 }
 
 void forget_server(self_ptr self) {
@@ -187,7 +193,7 @@ void on_device(self_ptr self, const pulse_device& dev) {
   log::debug(component, "default output changed outside mixerd: ", volume, "%",
              dev.muted ? ", muted" : "");
   for (const auto& w : st.watchers)
-    self->send(w, master_observed{volume, dev.muted});
+    caf::anon_send(w, master_observed{volume, dev.muted});
 }
 
 // Sets a stream back to its slider's level, unless it has been set back too often this second.
@@ -262,8 +268,9 @@ audio_sessions sessions(const audio_state& st) {
 
 }  // namespace
 
-caf::behavior audio_actor(caf::stateful_actor<audio_state>* self, caf::actor hub,
-                          const mixer_snapshot& initial) {
+audio_impl::behavior_type audio_behavior(audio_impl::stateful_pointer<audio_state> self,
+                                         hub_actor hub, const mixer_snapshot& initial,
+                                         std::shared_ptr<published<audio_view>> view) {
   auto& st = self->state;
   for (int i = 0; i < limits::slider_count; ++i) {
     const auto& s = initial.sliders[i];
@@ -272,6 +279,8 @@ caf::behavior audio_actor(caf::stateful_actor<audio_state>* self, caf::actor hub
   st.master_volume = initial.master_volume;
   st.master_muted = initial.mutes.master;
   st.hub = std::move(hub);
+  st.view = std::move(view);
+  publish_view(self);
   st.client = std::make_unique<pulse_client>(caf::actor_cast<caf::actor>(self));
   st.client->connect();
   return {
@@ -282,10 +291,14 @@ caf::behavior audio_actor(caf::stateful_actor<audio_state>* self, caf::actor hub
       },
       [self](const pulse_defaults& d) { on_defaults(self, d); },
       [self](const pulse_device& d) { on_device(self, d); },
-      [self](const pulse_stream& s) { on_stream(self, s); },
+      [self](const pulse_stream& s) {
+        on_stream(self, s);
+        if (s.fresh) publish_view(self);
+      },
       [self](const pulse_stream_gone& gone) {
         self->state.streams.erase(gone.index);
         self->state.pending.erase({audio_object_kind::stream, gone.index});
+        publish_view(self);
       },
       [self](const pulse_op_done& done) {
         auto it = self->state.pending.find(done.target);
@@ -314,7 +327,6 @@ caf::behavior audio_actor(caf::stateful_actor<audio_state>* self, caf::actor hub
       },
       [self](watch_atom, const caf::actor& watcher) {
         self->state.watchers.push_back(watcher);
-        self->send(watcher, event{audio_status_change{self->state.connected, self->state.server}});
       },
       [self](caf::get_atom, sessions_atom) { return sessions(self->state); },
   };

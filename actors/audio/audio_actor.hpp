@@ -4,14 +4,8 @@
 // connects with back-off, re-applies the desired state after every (re)connect, gives streams
 // that appear for an assigned app the slider's level, sets back streams that change their own
 // volume (per slider, `enforce`), and reports outside changes of the default sink to its watchers
-// as master_observed. Connection changes go to the hub as audio_status_change.
-//
-// Messages:
-//   audio_slider_target, audio_slider_level, audio_master_level   from the mixer
-//   (watch_atom, actor)          the watcher gets master_observed and event{audio_status_change},
-//                                the current status at once
-//   (get_atom, sessions_atom)    -> audio_sessions (the live streams, one entry per app)
-//   pulse_*                      from the pulse client
+// as master_observed. Connection changes go to the hub as audio_status_change; the link and the
+// live streams are published as an audio_view. Interface: protocol/audio.hpp.
 #pragma once
 
 #include <array>
@@ -26,7 +20,10 @@
 
 #include "actors/audio/pulse_client.hpp"
 #include "protocol/audio.hpp"
+#include "protocol/hub.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/mixer.hpp"
+#include "protocol/snapshot.hpp"
 #include "protocol/types.hpp"
 
 namespace mixerd {
@@ -63,7 +60,8 @@ struct audio_stream_mirror : audio_mirror {
 };
 
 struct audio_state {
-  caf::actor hub;
+  hub_actor hub;
+  std::shared_ptr<published<audio_view>> view;
   std::array<audio_target, limits::slider_count> sliders;
   int master_volume = 50;
   bool master_muted = false;
@@ -89,8 +87,16 @@ struct audio_state {
   static inline const char* name = "audio";
 };
 
+// The audio actor's full interface: its public one plus the libpulse client's reports and its
+// timers.
+using audio_impl = audio_actor::extend<
+    caf::reacts_to<pulse_link>, caf::reacts_to<retry_atom>, caf::reacts_to<pulse_defaults>,
+    caf::reacts_to<pulse_device>, caf::reacts_to<pulse_stream>, caf::reacts_to<pulse_stream_gone>,
+    caf::reacts_to<pulse_op_done>, caf::reacts_to<recheck_atom, std::uint32_t>>;
+
 // `initial`: the mixer's state at start (targets, levels, mutes, master volume).
-caf::behavior audio_actor(caf::stateful_actor<audio_state>* self, caf::actor hub,
-                          const mixer_snapshot& initial);
+audio_impl::behavior_type audio_behavior(audio_impl::stateful_pointer<audio_state> self,
+                                         hub_actor hub, const mixer_snapshot& initial,
+                                         std::shared_ptr<published<audio_view>> view);
 
 }  // namespace mixerd

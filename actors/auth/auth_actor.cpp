@@ -1,10 +1,9 @@
 #include "actors/auth/auth_actor.hpp"
 
-#include <openssl/evp.h>
-
 #include <caf/all.hpp>
 
 #include "actors/auth/password_hash.hpp"
+#include "actors/auth/session_table.hpp"
 #include "actors/log.hpp"
 #include "actors/settings/settings_file.hpp"
 #include "protocol/messages.hpp"
@@ -17,37 +16,24 @@ namespace {
 
 constexpr std::string_view component = "auth";
 using clock = std::chrono::steady_clock;
-using self_ptr = caf::stateful_actor<auth_actor_state>*;
+using self_ptr = auth_actor::stateful_pointer<auth_actor_state>;
 
 constexpr std::size_t max_sessions = 1024;
 constexpr std::size_t max_tracked_addresses = 4096;
 constexpr std::size_t max_failures = 5;
 constexpr auto failure_window = std::chrono::minutes(5);
 
-std::string sha256_hex(std::string_view text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr);
-  return secret::to_hex(digest, size);
+// The table readers see changes with every login, logout, sweep and settings reload.
+void publish(self_ptr self) {
+  self->state.view->store(self->state.table);
 }
 
-std::chrono::seconds idle_limit(const auth_config& c) {
-  return std::chrono::seconds(c.session_timeout);
-}
-
-auth_state check(self_ptr self, const auth_check& req) {
+void configure(self_ptr self, auth_config config) {
   auto& st = self->state;
-  if (!st.config.enabled) return {false, true, {}};
-  if (req.session_id.empty()) return {true, false, {}};
-  auto it = st.sessions.find(sha256_hex(req.session_id));
-  if (it == st.sessions.end()) return {true, false, {}};
-  auto now = clock::now();
-  if (now - it->second.last_seen > idle_limit(st.config)) {
-    st.sessions.erase(it);
-    return {true, false, {}};
-  }
-  it->second.last_seen = now;
-  return {true, true, it->second.username};
+  st.config = std::move(config);
+  auto fresh = auth_view_of(st.config);
+  st.table.enabled = fresh.enabled;
+  st.table.session_timeout_ms = fresh.session_timeout_ms;
 }
 
 // Drops failures older than the window; returns the address's list.
@@ -59,11 +45,19 @@ std::deque<clock::time_point>& recent_failures(self_ptr self, const std::string&
   return list;
 }
 
+bool expired(const auth_view& table, const auth_session& session, std::int64_t now_ms) {
+  return now_ms - session.last_seen_ms->load(std::memory_order_relaxed) > table.session_timeout_ms;
+}
+
 void forget_stale(self_ptr self) {
   auto now = clock::now();
   auto& st = self->state;
-  for (auto it = st.sessions.begin(); it != st.sessions.end();)
-    it = now - it->second.last_seen > idle_limit(st.config) ? st.sessions.erase(it) : std::next(it);
+  const auto now_ms = auth::steady_ms();
+  auto& sessions = st.table.sessions;
+  const auto before = sessions.size();
+  for (auto it = sessions.begin(); it != sessions.end();)
+    it = expired(st.table, it->second, now_ms) ? sessions.erase(it) : std::next(it);
+  if (sessions.size() != before) publish(self);
   for (auto it = st.failures.begin(); it != st.failures.end();)
     it = it->second.empty() || now - it->second.back() >= failure_window ? st.failures.erase(it)
                                                                          : std::next(it);
@@ -91,16 +85,19 @@ login_outcome finish_login(self_ptr self, const login_attempt& req, bool passwor
     return out;
   }
   st.failures.erase(req.address);
-  if (st.sessions.size() >= max_sessions) {
-    auto oldest = std::min_element(st.sessions.begin(), st.sessions.end(), [](auto& a, auto& b) {
-      return a.second.last_seen < b.second.last_seen;
+  auto& sessions = st.table.sessions;
+  if (sessions.size() >= max_sessions) {
+    auto oldest = std::min_element(sessions.begin(), sessions.end(), [](auto& a, auto& b) {
+      return a.second.last_seen_ms->load() < b.second.last_seen_ms->load();
     });
-    st.sessions.erase(oldest);
+    sessions.erase(oldest);
   }
   out.what = login_outcome::result::ok;
   out.session_id = settings_file::random_secret();
   out.max_age = req.remember ? st.config.session_timeout : 0;
-  st.sessions[sha256_hex(out.session_id)] = {st.config.username, clock::now()};
+  sessions[auth::session_digest(out.session_id)] = {
+      st.config.username, std::make_shared<std::atomic<std::int64_t>>(auth::steady_ms())};
+  publish(self);
   log::info(component, "'", st.config.username, "' logged in from ", req.address);
   return out;
 }
@@ -125,7 +122,7 @@ caf::result<login_outcome> login(self_ptr self, const login_attempt& req) {
   // first answer is throttled like a series.
   if (st.failures.size() <= max_tracked_addresses) failures.push_back(clock::now());
   if (!st.password_checker)
-    st.password_checker = self->spawn<caf::detached>(password_checker, caf::actor{self});
+    st.password_checker = self->spawn<caf::detached>(password_checker, caf::actor_cast<caf::actor>(self));
   // The hash is checked even for a wrong name, so both failures take the same time.
   auto promise = self->make_response_promise<login_outcome>();
   self->request(st.password_checker, caf::infinite, req, st.config.password_hash)
@@ -139,6 +136,13 @@ caf::result<login_outcome> login(self_ptr self, const login_attempt& req) {
 
 }  // namespace
 
+auth_view auth_view_of(const auth_config& config) {
+  auth_view view;
+  view.enabled = config.enabled;
+  view.session_timeout_ms = std::int64_t{config.session_timeout} * 1000;
+  return view;
+}
+
 auth_config auth_config_from_settings(const nlohmann::json& s) {
   auth_config c;
   c.enabled = s.value("auth_enabled", false);
@@ -148,29 +152,37 @@ auth_config auth_config_from_settings(const nlohmann::json& s) {
   return c;
 }
 
-caf::behavior auth_actor(caf::stateful_actor<auth_actor_state>* self, caf::actor settings,
-                         nlohmann::json initial_settings) {
-  self->state.config = auth_config_from_settings(initial_settings);
+auth_actor::behavior_type auth_behavior(auth_actor::stateful_pointer<auth_actor_state> self,
+                                        settings_actor settings, nlohmann::json initial_settings,
+                                        std::shared_ptr<published<auth_view>> view) {
+  self->state.view = std::move(view);
+  configure(self, auth_config_from_settings(initial_settings));
+  publish(self);
   if (self->state.config.enabled)
     log::info(component, "controller login is on for '", self->state.config.username, "'");
   self->send(settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
   return {
-      [self](const auth_check& req) { return check(self, req); },
+      [self](const auth_check& req) {
+        return auth::check_session(self->state.table, req.session_id);
+      },
       [self](const login_attempt& req) { return login(self, req); },
       [self](const logout_request& req) {
-        if (!req.session_id.empty()) self->state.sessions.erase(sha256_hex(req.session_id));
+        if (req.session_id.empty()) return;
+        if (self->state.table.sessions.erase(auth::session_digest(req.session_id)) > 0)
+          publish(self);
       },
       [self](const settings_reloaded& reloaded) {
         auto fresh = auth_config_from_settings(reloaded.settings);
-        auto& cur = self->state.config;
+        const auto& cur = self->state.config;
         if (fresh.username != cur.username || fresh.password_hash != cur.password_hash ||
             fresh.enabled != cur.enabled) {
-          self->state.sessions.clear();
+          self->state.table.sessions.clear();
           log::info(component, "login settings changed: ",
                     fresh.enabled ? "login is on for '" + fresh.username + "'" : "login is off",
                     "; all sessions ended");
         }
-        cur = std::move(fresh);
+        configure(self, std::move(fresh));
+        publish(self);
       },
   };
 }

@@ -14,11 +14,16 @@ namespace mixerd {
 namespace {
 
 constexpr std::string_view component = "device";
-using self_ptr = caf::stateful_actor<device_state>*;
+using self_ptr = device_impl::stateful_pointer<device_state>;
 using clock = std::chrono::steady_clock;
 
 void publish(self_ptr self, event e) {
   self->send(self->state.config.hub, caf::publish_atom_v, std::move(e));
+}
+
+// Readers (REST, initial_state) see the status from here, without asking the actor.
+void publish_status(self_ptr self) {
+  self->state.published_status->store(self->state.status);
 }
 
 void schedule_retry(self_ptr self, std::chrono::milliseconds delay) {
@@ -34,6 +39,7 @@ void drop_link(self_ptr self, const std::string& reason) {
   ++st.generation;
   if (st.status.connected) {
     st.status.connected = false;
+    publish_status(self);
     log::warn(component, "disconnected from ", st.status.port, ": ", reason);
     publish(self, device_status_change{false, st.status.port});
   } else if (!st.told_searching) {
@@ -110,6 +116,7 @@ void on_line(self_ptr self, const std::string& line, bool overlong) {
     st.backoff = std::chrono::milliseconds(0);
     st.told_searching = false;
     log::info(component, "connected on ", st.path);
+    publish_status(self);
     publish(self, device_status_change{true, st.path});
   }
   if (overlong) {
@@ -124,10 +131,13 @@ void on_line(self_ptr self, const std::string& line, bool overlong) {
     if (st.status.firmware_version != v->version)
       log::info(component, "firmware version ", v->version);
     st.status.firmware_version = v->version;
+    publish_status(self);
   } else if (auto t = std::get_if<protocol::dev_type>(&ev)) {
     st.status.device_type = t->name;
+    publish_status(self);
   } else if (auto p = std::get_if<protocol::dev_page>(&ev)) {
     st.status.page = p->name;
+    publish_status(self);
   } else if (auto u = std::get_if<protocol::dev_unknown>(&ev)) {
     log_unusable(st, log::level::info, "unrecognised line: " + u->line);
     publish(self, serial_raw{u->line});
@@ -148,8 +158,12 @@ void on_keepalive(self_ptr self) {
 
 }  // namespace
 
-caf::behavior device_actor(caf::stateful_actor<device_state>* self, device_config config) {
+device_impl::behavior_type device_behavior(device_impl::stateful_pointer<device_state> self,
+                                           device_config config,
+                                           std::shared_ptr<published<device_status>> status) {
   self->state.config = std::move(config);
+  self->state.published_status = std::move(status);
+  publish_status(self);
   if (self->state.config.serial == "none")
     log::info(component, "serial link disabled (--serial none)");
   else

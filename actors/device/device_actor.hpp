@@ -3,11 +3,7 @@
 // keep-alive of contract.md, turns each device line into a typed event on the hub, sends host
 // commands as lines, and reconnects with back-off after a hang-up, a vanished port or 6 s of
 // silence.
-//
-// Messages:
-//   (get_atom, status_atom)       -> device_status
-//   protocol::host_command        sent to the device while connected, dropped otherwise (the
-//                                 mixer pushes the whole state on every connect)
+// Interface: protocol/device.hpp; the status is published as a snapshot on every change.
 #pragma once
 
 #include <caf/actor.hpp>
@@ -18,7 +14,9 @@
 #include <string>
 
 #include "actors/device/serial_link.hpp"
-#include "protocol/types.hpp"
+#include "protocol/device.hpp"
+#include "protocol/hub.hpp"
+#include "protocol/snapshot.hpp"
 
 namespace boost::asio {
 class io_context;
@@ -29,12 +27,13 @@ namespace mixerd {
 struct device_config {
   boost::asio::io_context* io = nullptr;
   std::string serial;  // "auto", "none" or a device path
-  caf::actor hub;
+  hub_actor hub;
 };
 
 struct device_state {
   device_config config;
   device_status status;
+  std::shared_ptr<published<device_status>> published_status;
   std::string path;  // the port being opened or in use
   std::shared_ptr<serial_link> link;
   std::uint64_t generation = 0;  // of the current link; older links' messages are dropped
@@ -55,6 +54,16 @@ struct device_state {
   }
 };
 
-caf::behavior device_actor(caf::stateful_actor<device_state>* self, device_config config);
+// The device actor's full interface: its public one plus what its serial link and its timers
+// send it (each tagged with the link's generation, so an old link's messages are dropped).
+using device_impl = device_actor::extend<
+    caf::reacts_to<retry_atom, std::uint64_t>, caf::reacts_to<opened_atom, std::uint64_t>,
+    caf::reacts_to<line_atom, std::uint64_t, std::string, bool>,
+    caf::reacts_to<closed_atom, std::uint64_t, std::string>,
+    caf::reacts_to<keepalive_atom, std::uint64_t>>;
+
+device_impl::behavior_type device_behavior(device_impl::stateful_pointer<device_state> self,
+                                           device_config config,
+                                           std::shared_ptr<published<device_status>> status);
 
 }  // namespace mixerd

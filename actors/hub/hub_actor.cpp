@@ -9,37 +9,47 @@
 namespace mixerd {
 
 namespace {
-void remove(std::vector<caf::actor>& list, const caf::actor_addr& who) {
+void remove(std::vector<hub_state::subscriber>& list, const caf::actor_addr& who) {
   list.erase(std::remove_if(list.begin(), list.end(),
-                            [&](const caf::actor& a) { return a.address() == who; }),
+                            [&](const hub_state::subscriber& s) { return s.who.address() == who; }),
              list.end());
 }
 }  // namespace
 
-caf::behavior hub_actor(caf::stateful_actor<hub_state>* self, std::size_t max_subscribers) {
+hub_actor::behavior_type hub_behavior(hub_actor::stateful_pointer<hub_state> self,
+                                      std::size_t max_subscribers) {
   self->state.max_subscribers = max_subscribers;
   self->set_down_handler(
       [self](const caf::down_msg& down) { remove(self->state.subscribers, down.source); });
   return {
-      [self](caf::subscribe_atom, caf::actor& who) {
+      [self](caf::subscribe_atom, caf::actor& who, topic_set topics) {
         auto& subs = self->state.subscribers;
-        if (std::find(subs.begin(), subs.end(), who) != subs.end()) return;
+        auto known = std::find_if(subs.begin(), subs.end(),
+                                  [&](const hub_state::subscriber& s) { return s.who == who; });
+        if (known != subs.end()) {
+          known->topics = topics;
+          return;
+        }
         if (subs.size() >= self->state.max_subscribers) {
           log::warn("hub", "subscription refused: already ", subs.size(), " subscribers");
           return;
         }
         self->monitor(who);
-        subs.push_back(std::move(who));
+        subs.push_back({std::move(who), topics});
       },
       [self](caf::unsubscribe_atom, const caf::actor& who) {
         self->demonitor(who);
         remove(self->state.subscribers, who.address());
       },
       [self](caf::publish_atom, const event& e) {
+        const auto topic = topic_of(e);
         // One message object shared by all subscribers: CAF messages are copy-on-write.
-        auto msg = caf::make_message(e);
-        for (auto& s : self->state.subscribers)
-          self->send(s, msg);
+        caf::message msg;
+        for (auto& s : self->state.subscribers) {
+          if (!s.topics.test(topic)) continue;
+          if (msg.empty()) msg = caf::make_message(e);
+          caf::anon_send(s.who, msg);
+        }
       },
   };
 }

@@ -1,27 +1,29 @@
-// The hub: fans every published event out to the subscribers of the moment. It owns only the
-// subscriber list; subscribers that terminate are dropped through monitoring.
-//
-// Messages:
-//   (subscribe_atom, caf::actor)    subscriber receives every later `event`
-//   (unsubscribe_atom, caf::actor)
-//   (publish_atom, event)           delivered to each subscriber as `event`
+// The hub: fans each published event out to the subscribers of its topic. It owns only the
+// subscriber list; subscribers that terminate are dropped through monitoring. Interface:
+// protocol/hub.hpp.
 #pragma once
 
 #include <caf/actor.hpp>
-#include <caf/stateful_actor.hpp>
 #include <cstddef>
 #include <vector>
+
+#include "protocol/hub.hpp"
 
 namespace mixerd {
 
 struct hub_state {
-  std::vector<caf::actor> subscribers;
+  struct subscriber {
+    caf::actor who;
+    topic_set topics;
+  };
+  std::vector<subscriber> subscribers;
   std::size_t max_subscribers = 0;
   static inline const char* name = "hub";
 };
 
-// At most `max_subscribers` at once (each Socket.IO session will be one); further subscriptions
-// are refused with a log line, so a flood of clients cannot grow the fan-out without bound.
-caf::behavior hub_actor(caf::stateful_actor<hub_state>* self, std::size_t max_subscribers);
+// At most `max_subscribers` at once (each Socket.IO broadcaster or plugin bridge is one);
+// further subscriptions are refused with a log line. Subscribing again replaces the topics.
+hub_actor::behavior_type hub_behavior(hub_actor::stateful_pointer<hub_state> self,
+                                      std::size_t max_subscribers);
 
 }  // namespace mixerd

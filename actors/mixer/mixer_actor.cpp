@@ -1,6 +1,7 @@
 #include "actors/mixer/mixer_actor.hpp"
 
 #include <algorithm>
+#include <type_traits>
 #include <caf/all.hpp>
 
 #include "actors/log.hpp"
@@ -12,18 +13,40 @@ namespace mixerd {
 namespace {
 
 constexpr std::string_view component = "mixer";
-using self_ptr = caf::stateful_actor<mixer_state>*;
+using self_ptr = mixer_actor::stateful_pointer<mixer_state>;
 
 int clamp_volume(int v) {
   return std::clamp(v, limits::volume_min, limits::volume_max);
 }
 
+// Every change is published as an event; the view for readers follows once the message that
+// caused it is handled (one view per message, however many changes it made).
 void publish(self_ptr self, event e) {
-  self->send(self->state.hub, caf::publish_atom_v, std::move(e));
+  self->state.changed = true;
+  self->send(self->state.wiring.hub, caf::publish_atom_v, std::move(e));
+}
+
+void publish_view(self_ptr self) {
+  auto& st = self->state;
+  st.changed = false;
+  st.view->store(mixer_view_of(st.mix));
+}
+
+// Runs a handler's work, then publishes the view if it changed anything.
+template <class Work>
+auto changing(self_ptr self, Work work) {
+  if constexpr (std::is_void_v<decltype(work())>) {
+    work();
+    if (self->state.changed) publish_view(self);
+  } else {
+    auto result = work();
+    if (self->state.changed) publish_view(self);
+    return result;
+  }
 }
 
 void to_device(self_ptr self, protocol::host_command cmd) {
-  self->send(self->state.device, std::move(cmd));
+  self->send(self->state.wiring.device, std::move(cmd));
 }
 
 protocol::cmd_vol vol_command(const mixer_snapshot& mix, int i) {
@@ -33,17 +56,17 @@ protocol::cmd_vol vol_command(const mixer_snapshot& mix, int i) {
 // The audio actor gets every change of what the server should play.
 void audio_level(self_ptr self, int i) {
   const auto& s = self->state.mix.sliders[i];
-  self->send(self->state.audio, audio_slider_level{i, s.value, s.muted});
+  self->send(self->state.wiring.audio, audio_slider_level{i, s.value, s.muted});
 }
 
 void audio_target(self_ptr self, int i) {
   const auto& s = self->state.mix.sliders[i];
-  self->send(self->state.audio, audio_slider_target{i, s.assigned, s.enforce_volume});
+  self->send(self->state.wiring.audio, audio_slider_target{i, s.assigned, s.enforce_volume});
 }
 
 void audio_master(self_ptr self) {
   const auto& mix = self->state.mix;
-  self->send(self->state.audio,
+  self->send(self->state.wiring.audio,
              audio_master_level{mix.master_volume, mix.mutes.master, ++self->state.master_seq});
 }
 
@@ -53,11 +76,11 @@ void persist_sliders(self_ptr self) {
     list.push_back({{"label", s.label},
                     {"assignment", json::to_json(s.assigned)},
                     {"enforce_volume", s.enforce_volume}});
-  self->send(self->state.settings, caf::put_atom_v, std::string("sliders"), std::move(list));
+  self->send(self->state.wiring.settings, caf::put_atom_v, std::string("sliders"), std::move(list));
 }
 
 void persist_mutes(self_ptr self) {
-  self->send(self->state.settings, caf::put_atom_v, std::string("mutes"),
+  self->send(self->state.wiring.settings, caf::put_atom_v, std::string("mutes"),
              json::mutes_to_json(self->state.mix.mutes));
 }
 
@@ -107,7 +130,7 @@ void master_volume_changed(self_ptr self) {
   int volume = self->state.mix.master_volume;
   to_device(self, protocol::cmd_master{volume});
   publish(self, volume_change{volume});
-  self->send(self->state.settings, caf::put_atom_v, std::string("master_volume"),
+  self->send(self->state.wiring.settings, caf::put_atom_v, std::string("master_volume"),
              nlohmann::json(volume));
 }
 
@@ -209,6 +232,12 @@ void on_settings_reloaded(self_ptr self, const nlohmann::json& settings) {
 
 }  // namespace
 
+mixer_view mixer_view_of(const mixer_snapshot& mix) {
+  mixer_view view;
+  view.mix = mix;
+  return view;
+}
+
 mixer_snapshot mixer_from_settings(const nlohmann::json& settings) {
   mixer_snapshot mix;
   for (int i = 0; i < limits::slider_count; ++i)
@@ -241,40 +270,51 @@ mixer_snapshot mixer_from_settings(const nlohmann::json& settings) {
   return mix;
 }
 
-caf::behavior mixer_actor(caf::stateful_actor<mixer_state>* self, mixer_wiring wiring,
-                          nlohmann::json settings) {
+mixer_actor::behavior_type mixer_behavior(mixer_actor::stateful_pointer<mixer_state> self,
+                                          mixer_wiring wiring, nlohmann::json settings,
+                                          std::shared_ptr<published<mixer_view>> view) {
   auto& st = self->state;
   st.mix = mixer_from_settings(settings);
-  st.device = std::move(wiring.device);
-  st.hub = std::move(wiring.hub);
-  st.settings = std::move(wiring.settings);
-  st.audio = std::move(wiring.audio);
-  self->send(st.hub, caf::subscribe_atom_v, caf::actor_cast<caf::actor>(self));
-  self->send(st.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
-  self->send(st.audio, watch_atom_v, caf::actor_cast<caf::actor>(self));
+  st.wiring = std::move(wiring);
+  st.view = std::move(view);
+  publish_view(self);
+  self->send(st.wiring.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
+  self->send(st.wiring.audio, watch_atom_v, caf::actor_cast<caf::actor>(self));
   return {
       [self](caf::get_atom) { return self->state.mix; },
       [self](const event& e) {
-        if (auto in = std::get_if<device_input>(&e)) {
-          on_device_input(self, in->input);
-        } else if (auto status = std::get_if<device_status_change>(&e)) {
-          if (status->connected) push_all(self);
-        } else if (auto audio = std::get_if<audio_status_change>(&e)) {
-          self->state.mix.audio_connected = audio->connected;
-        }
+        changing(self, [&] {
+          if (auto in = std::get_if<device_input>(&e)) {
+            on_device_input(self, in->input);
+          } else if (auto status = std::get_if<device_status_change>(&e)) {
+            if (status->connected) push_all(self);
+          }
+        });
       },
-      [self](const master_observed& seen) { on_master_observed(self, seen); },
-      [self](const settings_reloaded& reloaded) { on_settings_reloaded(self, reloaded.settings); },
-      [self](const set_slider_value& req) { return set_slider(self, req); },
-      [self](const set_slider_assignment& req) { return assign_slider(self, req); },
+      [self](const master_observed& seen) {
+        changing(self, [&] { on_master_observed(self, seen); });
+      },
+      [self](const settings_reloaded& reloaded) {
+        changing(self, [&] { on_settings_reloaded(self, reloaded.settings); });
+      },
+      [self](const set_slider_value& req) {
+        return changing(self, [&] { return set_slider(self, req); });
+      },
+      [self](const set_slider_assignment& req) {
+        return changing(self, [&] { return assign_slider(self, req); });
+      },
       [self](const toggle_mute& req) {
-        on_mute_press(self, protocol::dev_mute_press{req.index});
-        const auto& m = self->state.mix.mutes;
-        return req.index == protocol::master_index ? m.master : m.individual[req.index];
+        return changing(self, [&] {
+          on_mute_press(self, protocol::dev_mute_press{req.index});
+          const auto& m = self->state.mix.mutes;
+          return req.index == protocol::master_index ? m.master : m.individual[req.index];
+        });
       },
       [self](const set_master_volume& req) {
-        change_master_volume(self, req.volume);
-        return self->state.mix.master_volume;
+        return changing(self, [&] {
+          change_master_volume(self, req.volume);
+          return self->state.mix.master_volume;
+        });
       },
   };
 }

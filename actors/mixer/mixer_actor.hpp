@@ -4,17 +4,7 @@
 // know itself, publishes the change on the hub and persists what must survive a restart
 // (labels, assignments, mutes, master volume) through the settings actor. Outside changes of
 // the default sink come back from the audio actor as master_observed and become state too.
-//
-// Messages:
-//   (get_atom)            -> mixer_snapshot
-//   event                 from the hub: device_input, device_status_change; from the audio
-//                         actor: audio_status_change
-//   master_observed       from the audio actor: the default sink changed outside mixerd
-//   settings_reloaded     from the settings actor after SIGHUP
-//   set_slider_value      -> int         API: the device is told (VOL), unlike a device report
-//   set_slider_assignment -> assignment  persisted; assignment_change published
-//   toggle_mute           -> bool        the resulting mute
-//   set_master_volume     -> int
+// Interface: protocol/mixer.hpp. After every change it publishes a mixer_view for readers.
 #pragma once
 
 #include <caf/actor.hpp>
@@ -22,32 +12,38 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "protocol/types.hpp"
+#include "protocol/audio.hpp"
+#include "protocol/device.hpp"
+#include "protocol/hub.hpp"
+#include "protocol/mixer.hpp"
+#include "protocol/settings.hpp"
+#include "protocol/snapshot.hpp"
 
 namespace mixerd {
 
-struct mixer_state {
-  mixer_snapshot mix;
-  caf::actor device;
-  caf::actor hub;
-  caf::actor settings;
-  caf::actor audio;
-  std::uint64_t master_seq = 0;  // master changes sent to the audio actor
-  static inline const char* name = "mixer";
+struct mixer_wiring {
+  device_actor device;
+  hub_actor hub;
+  settings_actor settings;
+  audio_actor audio;
 };
 
-struct mixer_wiring {
-  caf::actor device;
-  caf::actor hub;
-  caf::actor settings;
-  caf::actor audio;
+struct mixer_state {
+  mixer_snapshot mix;
+  mixer_wiring wiring;
+  std::shared_ptr<published<mixer_view>> view;
+  bool changed = false;          // since the last published view
+  std::uint64_t master_seq = 0;  // master changes sent to the audio actor
+  static inline const char* name = "mixer";
 };
 
 // Reads the persisted part of the mixer (sliders, mutes, master_volume) from settings.
 // Settings were validated on load, so absent or odd keys keep the defaults.
 mixer_snapshot mixer_from_settings(const nlohmann::json& settings);
+mixer_view mixer_view_of(const mixer_snapshot& mix);
 
-caf::behavior mixer_actor(caf::stateful_actor<mixer_state>* self, mixer_wiring wiring,
-                          nlohmann::json settings);
+mixer_actor::behavior_type mixer_behavior(mixer_actor::stateful_pointer<mixer_state> self,
+                                          mixer_wiring wiring, nlohmann::json settings,
+                                          std::shared_ptr<published<mixer_view>> view);
 
 }  // namespace mixerd

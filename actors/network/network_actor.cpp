@@ -17,7 +17,7 @@ namespace mixerd {
 namespace {
 
 constexpr std::string_view component = "network";
-using self_ptr = caf::stateful_actor<network_state>*;
+using self_ptr = network_impl::stateful_pointer<network_state>;
 using clock = std::chrono::steady_clock;
 
 constexpr auto probe_cache = std::chrono::seconds(5);
@@ -77,7 +77,8 @@ std::vector<interface_address> read_interface_addresses() {
   return out;
 }
 
-caf::behavior network_actor(caf::stateful_actor<network_state>* self, network_config config) {
+network_impl::behavior_type network_behavior(network_impl::stateful_pointer<network_state> self,
+                                             network_config config) {
   self->state.config = std::move(config);
   return {
       [self](caf::get_atom) -> caf::result<network_snapshot> {

@@ -3,10 +3,7 @@
 // PATH it runs `tailscale status --json` (no shell, at most 2 s, on the io thread; one run at a
 // time, its answer kept for 5 s); otherwise, or when the command gives no usable answer, an
 // interface named tailscale* or an address in 100.64.0.0/10 stands for the overlay.
-//
-// Messages:
-//   (get_atom)                                  -> network_snapshot
-//   (overlay_atom, std::string output, bool complete)   the command's answer, from the io thread
+// Interface: protocol/network.hpp.
 #pragma once
 
 #include <caf/actor.hpp>
@@ -17,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/atoms.hpp"
 #include "protocol/network.hpp"
 
 namespace boost::asio {
@@ -44,6 +42,11 @@ struct network_state {
 // The addresses of the interfaces that are up.
 std::vector<interface_address> read_interface_addresses();
 
-caf::behavior network_actor(caf::stateful_actor<network_state>* self, network_config config);
+// The network actor's full interface: its public one plus the overlay command's answer, from
+// the io thread.
+using network_impl = network_actor::extend<caf::reacts_to<overlay_atom, std::string, bool>>;
+
+network_impl::behavior_type network_behavior(network_impl::stateful_pointer<network_state> self,
+                                             network_config config);
 
 }  // namespace mixerd

@@ -8,16 +8,16 @@
 // A plants.json that cannot be read or is not a valid list is reported (logged, naming the
 // file and the problem) and never written: deletes answer `unavailable` until a SIGHUP or a
 // restart finds the file fixed (or removed: then the samples are written again).
-//
-// Messages:
-//   plant_delete        -> plant_delete_outcome   token first, then the id, then the file
-//   settings_reloaded                             new token; plants.json re-read
+// Interface: protocol/plants.hpp.
 #pragma once
 
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "protocol/plants.hpp"
+#include "protocol/settings.hpp"
 
 namespace mixerd {
 
@@ -30,7 +30,8 @@ struct plant_store_state {
 };
 
 // `settings` (may be invalid, e.g. in tests) is asked for reload notifications.
-caf::behavior plant_store_actor(caf::stateful_actor<plant_store_state>* self, std::string path,
-                                caf::actor settings, nlohmann::json initial_settings);
+plants_actor::behavior_type plant_store_behavior(
+    plants_actor::stateful_pointer<plant_store_state> self, std::string path,
+    settings_actor settings, nlohmann::json initial_settings);
 
 }  // namespace mixerd

@@ -42,8 +42,8 @@ bool save_pending(settings_state& st) {
 
 }  // namespace
 
-caf::behavior settings_actor(caf::stateful_actor<settings_state>* self, settings_file::paths paths,
-                             nlohmann::json initial) {
+settings_impl::behavior_type settings_behavior(settings_impl::stateful_pointer<settings_state> self,
+                                               settings_file::paths paths, nlohmann::json initial) {
   self->state.paths = std::move(paths);
   self->state.current = std::move(initial);
   {
@@ -60,7 +60,7 @@ caf::behavior settings_actor(caf::stateful_actor<settings_state>* self, settings
   });
   return {
       [self](caf::get_atom) { return self->state.current; },
-      [self](caf::put_atom, const std::string& key, nlohmann::json& value) {
+      [self](caf::put_atom, const std::string& key, nlohmann::json value) {
         auto& st = self->state;
         if (st.current.contains(key) && st.current[key] == value) return;
         st.current[key] = value;
@@ -89,10 +89,10 @@ caf::behavior settings_actor(caf::stateful_actor<settings_state>* self, settings
         st.current = std::move(fresh);
         log::info(component, "reloaded ", st.paths.settings);
         for (auto& w : st.watchers)
-          self->send(w, settings_reloaded{st.current});
+          caf::anon_send(w, settings_reloaded{st.current});
         return true;
       },
-      [self](watch_atom, caf::actor& watcher) {
+      [self](watch_atom, caf::actor watcher) {
         self->monitor(watcher);
         self->state.watchers.push_back(std::move(watcher));
       },

@@ -2,13 +2,7 @@
 // their part once at start and change keys through it; it coalesces writes, does each write as
 // a locked read-modify-write (so set-password/api-key changes made meanwhile are kept), and
 // re-reads the file on SIGHUP, telling watchers.
-//
-// Messages:
-//   (get_atom)                         -> nlohmann::json   whole settings
-//   (put_atom, std::string key, json)  -> void             sets a top-level key, saved soon
-//   (flush_atom)                       -> bool             saves pending changes now
-//   (reload_atom)                      -> bool             re-reads the file (SIGHUP)
-//   (watch_atom, caf::actor)           -> void             watcher gets settings_reloaded
+// Interface: protocol/settings.hpp.
 #pragma once
 
 #include <caf/actor.hpp>
@@ -17,6 +11,7 @@
 #include <vector>
 
 #include "actors/settings/settings_file.hpp"
+#include "protocol/settings.hpp"
 
 namespace mixerd {
 
@@ -29,7 +24,10 @@ struct settings_state {
   static inline const char* name = "settings";
 };
 
-caf::behavior settings_actor(caf::stateful_actor<settings_state>* self, settings_file::paths paths,
-                             nlohmann::json initial);
+// The settings actor's full interface: its public one plus its coalescing timer.
+using settings_impl = settings_actor::extend<caf::reacts_to<caf::tick_atom>>;
+
+settings_impl::behavior_type settings_behavior(settings_impl::stateful_pointer<settings_state> self,
+                                               settings_file::paths paths, nlohmann::json initial);
 
 }  // namespace mixerd

@@ -12,7 +12,11 @@ namespace mixerd {
 namespace {
 
 constexpr std::string_view component = "toast";
-using self_ptr = caf::stateful_actor<toast_actor_state>*;
+using self_ptr = toast_actor::stateful_pointer<toast_actor_state>;
+
+void publish_handlers(self_ptr self) {
+  self->state.view->store(toast_view{self->state.handlers});
+}
 using outcome = toast_outcome::result;
 
 toast_handler* find_handler(self_ptr self, std::string_view id) {
@@ -152,13 +156,15 @@ toast_handler_list toast_handlers_from_settings(const nlohmann::json& settings) 
   return handlers;
 }
 
-caf::behavior toast_actor(caf::stateful_actor<toast_actor_state>* self, toast_wiring wiring,
-                          nlohmann::json initial_settings) {
+toast_actor::behavior_type toast_behavior(toast_actor::stateful_pointer<toast_actor_state> self,
+                                          toast_wiring wiring, nlohmann::json initial_settings,
+                                          std::shared_ptr<published<toast_view>> view) {
   auto& st = self->state;
   st.wiring = std::move(wiring);
+  st.view = std::move(view);
   st.api_key = initial_settings.value("toast_api_key", std::string());
   st.handlers = toast_handlers_from_settings(initial_settings);
-  self->send(st.wiring.hub, caf::subscribe_atom_v, caf::actor_cast<caf::actor>(self));
+  publish_handlers(self);
   self->send(st.wiring.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
   return {
       [self](const toast_admit& req) {
@@ -192,6 +198,7 @@ caf::behavior toast_actor(caf::stateful_actor<toast_actor_state>* self, toast_wi
         if (h->enabled != req.enabled) {
           h->enabled = req.enabled;
           persist_switches(self);
+          publish_handlers(self);
           log::info(component, "handler ", h->id, req.enabled ? " enabled" : " disabled");
         }
         out.handler = *h;
@@ -214,6 +221,7 @@ caf::behavior toast_actor(caf::stateful_actor<toast_actor_state>* self, toast_wi
           log::info(component, "notification API key changed in settings");
         }
         self->state.handlers = toast_handlers_from_settings(s);
+        publish_handlers(self);
       },
   };
 }

@@ -3,17 +3,7 @@
 // to the interface, the handlers' switches (`toast_handlers` in settings), the toast on screen
 // (one at a time: a newer one replaces it) and a short history. Toasts reach the device as
 // TOAST lines; the system handler turns device connects and disconnects into toasts.
-//
-// Messages:
-//   toast_admit                -> toast_admission      counts the request, then checks the key
-//   toast_post                 -> toast_outcome        shown, or why not (device asked first)
-//   toast_notice                                       a toast from an integration, no answer
-//   (get_atom, handlers_atom)  -> toast_handler_list
-//   toast_switch               -> toast_switch_result  persisted
-//   (regenerate_atom)          -> std::string          the new key, answered once it is saved
-//   (get_atom, history_atom)   -> toast_history        oldest first
-//   event                      from the hub: device_status_change
-//   settings_reloaded          key and switches from the re-read file (SIGHUP)
+// The handler switches are published as a toast_view. Interface: protocol/toast.hpp.
 #pragma once
 
 #include <caf/actor.hpp>
@@ -24,20 +14,23 @@
 #include <optional>
 #include <string>
 
+#include "protocol/device.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/settings.hpp"
+#include "protocol/snapshot.hpp"
 #include "protocol/rate_limit.hpp"
 #include "protocol/toast.hpp"
 
 namespace mixerd {
 
 struct toast_wiring {
-  caf::actor device;
-  caf::actor hub;
-  caf::actor settings;
+  device_actor device;
+  settings_actor settings;
 };
 
 struct toast_actor_state {
   toast_wiring wiring;
+  std::shared_ptr<published<toast_view>> view;
   std::string api_key;
   toast_handler_list handlers = notify::default_handlers();
   rate_limiter limiter{limits::toast_rate_max_requests, limits::toast_rate_window,
@@ -54,7 +47,8 @@ struct toast_actor_state {
 // The switches stored under `toast_handlers` ({"<id>": <bool>}) laid over the defaults.
 toast_handler_list toast_handlers_from_settings(const nlohmann::json& settings);
 
-caf::behavior toast_actor(caf::stateful_actor<toast_actor_state>* self, toast_wiring wiring,
-                          nlohmann::json initial_settings);
+toast_actor::behavior_type toast_behavior(toast_actor::stateful_pointer<toast_actor_state> self,
+                                          toast_wiring wiring, nlohmann::json initial_settings,
+                                          std::shared_ptr<published<toast_view>> view);
 
 }  // namespace mixerd

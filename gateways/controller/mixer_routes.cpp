@@ -1,7 +1,6 @@
-// Routes of the mixer: sliders, assignments, audio sessions, mutes, master volume, status.
-#include <caf/all.hpp>
-
-#include "gateways/controller/routes.hpp"
+// Routes of the mixer: sliders, assignments, mutes, master volume. Reads answer from the mixer's
+// published view; writes ask the mixer actor.
+#include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/json_body.hpp"
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
@@ -12,167 +11,141 @@ namespace mixerd::controller {
 
 namespace {
 
-using http::controller_error;
-using http::json_response;
-
 constexpr std::size_t max_label_bytes = 64;
 constexpr std::size_t max_app_names = 32;
 constexpr std::size_t max_app_name_bytes = 256;
 
-// Asks the mixer for a snapshot and answers with `view` of it.
+// Answers with `view` of the mixer's latest published state.
 template <class View>
-void read_mixer(route_call& call, View view) {
-  call.self->request(call.targets.mixer, caf::infinite, caf::get_atom_v)
-      .then([view, respond = call.respond](
-                const mixer_snapshot& m) { respond(json_response(200, view(m))); },
-            unavailable(call.respond));
+void read_mixer(http::exchange& x, View view) {
+  auto latest = x.dir.view<mixer_view>();
+  if (!latest) return x.respond(x.error(503, "The mixer is not running"));
+  reply(x, view(*latest));
 }
 
-// Parses the body as a JSON object, answering 400 when it is not one.
-std::optional<nlohmann::json> body_object(route_call& call, bool empty_ok = false) {
-  std::string error;
-  auto body = validation::json_object(call.req.body, error, empty_ok);
-  if (!body) call.respond(controller_error(400, error));
-  return body;
+void get_sliders(http::exchange& x) {
+  auto latest = x.dir.view<mixer_view>();
+  if (!latest) return x.respond(x.error(503, "The mixer is not running"));
+  http::response res;
+  res.body = latest->sliders_body.get([&] { return json::sliders_to_json(latest->mix).dump(); });
+  x.respond(std::move(res));
 }
 
-}  // namespace
-
-void get_status(route_call& call) {
-  auto mixer = call.targets.mixer;
-  auto self = call.self;
-  auto respond = call.respond;
-  self->request(call.targets.device, caf::infinite, caf::get_atom_v, status_atom_v)
-      .then(
-          [self, mixer, respond](const device_status& status) {
-            self->request(mixer, caf::infinite, caf::get_atom_v)
-                .then(
-                    [respond, status](const mixer_snapshot& m) {
-                      respond(json_response(200, json::status_to_json(status, m.audio_connected)));
-                    },
-                    unavailable(respond));
-          },
-          unavailable(respond));
-}
-
-void get_sliders(route_call& call) {
-  read_mixer(call, [](const mixer_snapshot& m) { return json::sliders_to_json(m); });
-}
-
-void post_slider(route_call& call) {
-  auto body = body_object(call);
+void post_slider(http::exchange& x) {
+  auto body = body_object(x);
   if (!body) return;
   std::string error;
   auto value = validation::int_field(*body, "value", limits::volume_min, limits::volume_max, error);
-  if (!value) return call.respond(controller_error(400, error));
-  int index = call.params[0];
-  call.self->request(call.targets.mixer, caf::infinite, set_slider_value{index - 1, *value})
-      .then(
-          [index, respond = call.respond](int now) {
-            respond(json_response(200, {{"success", true}, {"index", index}, {"value", now}}));
-          },
-          unavailable(call.respond));
+  if (!value) return x.respond(x.error(400, error));
+  const int index = x.integer(0);
+  x.ask(
+      x.dir.get<mixer_actor>(),
+      [index, respond = x.respond](int now) {
+        respond(http::json_response(200, {{"success", true}, {"index", index}, {"value", now}}));
+      },
+      set_slider_value{index - 1, *value});
 }
 
-void get_assignment(route_call& call) {
-  int i = call.params[0] - 1;
-  read_mixer(call, [i](const mixer_snapshot& m) { return json::to_json(m.sliders[i].assigned); });
+void get_assignment(http::exchange& x) {
+  const int i = x.integer(0) - 1;
+  read_mixer(x, [i](const mixer_view& v) { return json::to_json(v.mix.sliders[i].assigned); });
 }
 
-void post_assignment(route_call& call) {
-  auto body = body_object(call);
+void post_assignment(http::exchange& x) {
+  auto body = body_object(x);
   if (!body) return;
   std::string error;
   auto parsed = json::assignment_from_json(*body, error);
-  if (!parsed) return call.respond(controller_error(400, error));
+  if (!parsed) return x.respond(x.error(400, error));
   // settings.json may hold an app assignment without names (it matches nothing); a new one
   // must name at least one application.
   if (parsed->type == assignment_type::app && parsed->names.empty())
-    return call.respond(controller_error(400, "names must list at least one application name"));
+    return x.respond(x.error(400, "names must list at least one application name"));
   if (parsed->names.size() > max_app_names)
-    return call.respond(controller_error(400, "names must hold at most 32 application names"));
+    return x.respond(x.error(400, "names must hold at most 32 application names"));
   for (const auto& name : parsed->names)
     if (name.size() > max_app_name_bytes)
-      return call.respond(controller_error(400, "names must be at most 256 bytes each"));
-  set_slider_assignment req{call.params[0] - 1, std::move(*parsed), std::nullopt, std::nullopt};
+      return x.respond(x.error(400, "names must be at most 256 bytes each"));
+  set_slider_assignment req{x.integer(0) - 1, std::move(*parsed), std::nullopt, std::nullopt};
   if (body->contains("label")) {
     auto label = validation::string_field(*body, "label", max_label_bytes, error);
-    if (!label) return call.respond(controller_error(400, error));
+    if (!label) return x.respond(x.error(400, error));
     req.label = std::move(*label);
   }
   if (body->contains("enforce_volume")) {
     auto enforce = validation::bool_field(*body, "enforce_volume", true, error);
-    if (!enforce) return call.respond(controller_error(400, error));
+    if (!enforce) return x.respond(x.error(400, error));
     req.enforce_volume = *enforce;
   }
-  call.self->request(call.targets.mixer, caf::infinite, std::move(req))
-      .then(
-          [respond = call.respond](const assignment& now) {
-            respond(json_response(200, {{"success", true}, {"assignment", json::to_json(now)}}));
-          },
-          unavailable(call.respond));
+  x.ask(
+      x.dir.get<mixer_actor>(),
+      [respond = x.respond](const assignment& now) {
+        respond(http::json_response(200, {{"success", true}, {"assignment", json::to_json(now)}}));
+      },
+      std::move(req));
 }
 
-void get_audio_sessions(route_call& call) {
-  call.self->request(call.targets.audio, caf::infinite, caf::get_atom_v, sessions_atom_v)
-      .then(
-          [respond = call.respond](const audio_sessions& sessions) {
-            auto list = nlohmann::json::array();
-            for (const auto& s : sessions)
-              list.push_back({{"name", s.name}, {"displayName", s.display_name}});
-            auto options = nlohmann::json::array(
-                {{{"name", "system_default_output"}, {"displayName", "System output"}},
-                 {{"name", "system_default_input"}, {"displayName", "Microphone"}}});
-            respond(
-                json_response(200, {{"sessions", std::move(list)}, {"systemOptions", options}}));
-          },
-          unavailable(call.respond));
+void get_mutes(http::exchange& x) {
+  read_mixer(x, [](const mixer_view& v) { return json::mutes_to_json(v.mix.mutes); });
 }
 
-void get_mutes(route_call& call) {
-  read_mixer(call, [](const mixer_snapshot& m) { return json::mutes_to_json(m.mutes); });
+void post_mute(http::exchange& x) {
+  const int index = x.integer(0);
+  x.ask(
+      x.dir.get<mixer_actor>(),
+      [index, respond = x.respond](bool muted) {
+        respond(http::json_response(200, {{"success", true},
+                                          {"index", index},
+                                          {"muted", muted},
+                                          {"message", "Mute toggle requested"}}));
+      },
+      toggle_mute{index - 1});
 }
 
-void post_mute(route_call& call) {
-  int index = call.params[0];
-  call.self->request(call.targets.mixer, caf::infinite, toggle_mute{index - 1})
-      .then(
-          [index, respond = call.respond](bool muted) {
-            respond(json_response(200, {{"success", true},
-                                        {"index", index},
-                                        {"muted", muted},
-                                        {"message", "Mute toggle requested"}}));
-          },
-          unavailable(call.respond));
+void post_master_mute(http::exchange& x) {
+  x.ask(
+      x.dir.get<mixer_actor>(),
+      [respond = x.respond](bool muted) {
+        respond(http::json_response(
+            200,
+            {{"success", true}, {"muted", muted}, {"message", "Master mute toggle requested"}}));
+      },
+      toggle_mute{protocol::master_index});
 }
 
-void post_master_mute(route_call& call) {
-  call.self->request(call.targets.mixer, caf::infinite, toggle_mute{protocol::master_index})
-      .then(
-          [respond = call.respond](bool muted) {
-            respond(json_response(200, {{"success", true},
-                                        {"muted", muted},
-                                        {"message", "Master mute toggle requested"}}));
-          },
-          unavailable(call.respond));
+void get_master_volume(http::exchange& x) {
+  read_mixer(x, [](const mixer_view& v) { return json::volume_to_json(v.mix.master_volume); });
 }
 
-void get_master_volume(route_call& call) {
-  read_mixer(call, [](const mixer_snapshot& m) { return json::volume_to_json(m.master_volume); });
-}
-
-void post_master_volume(route_call& call) {
-  auto body = body_object(call);
+void post_master_volume(http::exchange& x) {
+  auto body = body_object(x);
   if (!body) return;
   std::string error;
   auto value = validation::int_field(*body, "value", limits::volume_min, limits::volume_max, error);
-  if (!value) return call.respond(controller_error(400, error));
-  call.self->request(call.targets.mixer, caf::infinite, set_master_volume{*value})
-      .then(
-          [respond = call.respond](int now) {
-            respond(json_response(200, {{"success", true}, {"volume", now}}));
-          },
-          unavailable(call.respond));
+  if (!value) return x.respond(x.error(400, error));
+  x.ask(
+      x.dir.get<mixer_actor>(),
+      [respond = x.respond](int now) {
+        respond(http::json_response(200, {{"success", true}, {"volume", now}}));
+      },
+      set_master_volume{*value});
 }
+
+// "/api/mutes/master" comes before "/api/mutes/{index}": the first match wins.
+const http::route_registration routes{
+    http::listener_kind::controller,
+    {
+        {"GET", "/api/sliders", true, get_sliders},
+        {"POST", "/api/sliders/{index:1-4}", true, post_slider},
+        {"GET", "/api/sliders/{index:1-4}/assignment", true, get_assignment},
+        {"POST", "/api/sliders/{index:1-4}/assignment", true, post_assignment},
+        {"GET", "/api/mutes", true, get_mutes},
+        {"POST", "/api/mutes/master", true, post_master_mute},
+        {"POST", "/api/mutes/{index:1-4}", true, post_mute},
+        {"GET", "/api/volume/master", true, get_master_volume},
+        {"POST", "/api/volume/master", true, post_master_volume},
+    }};
+
+}  // namespace
 
 }  // namespace mixerd::controller

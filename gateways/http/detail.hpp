@@ -57,8 +57,6 @@ std::shared_ptr<boost::asio::ssl::context> make_tls_context(const std::string& c
                                                             const std::string& key_file,
                                                             std::string& error);
 
-// '+' stays as is: it means space only in form-encoded queries, never in a path.
-std::string percent_decode(std::string_view in);
 
 // Handler-supplied text goes verbatim into the header block; CR/LF would allow injection.
 inline bool has_crlf(std::string_view s) {

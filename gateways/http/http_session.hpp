@@ -21,6 +21,7 @@
 
 #include "gateways/http/detail.hpp"
 #include "gateways/http/websocket_session.hpp"
+#include "protocol/uri.hpp"
 
 namespace mixerd::http::detail {
 
@@ -187,7 +188,7 @@ class http_session final : public http_session_base,
     req.method = std::string(message.method_string());
     req.target = std::string(message.target());
     const auto question = req.target.find('?');
-    req.path = percent_decode(std::string_view(req.target).substr(0, question));
+    req.path = uri::percent_decode(std::string_view(req.target).substr(0, question));
     if (question != std::string::npos) req.query = req.target.substr(question + 1);
     for (const auto& field : message) {
       req.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));

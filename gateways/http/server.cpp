@@ -6,7 +6,6 @@
 // session_plain.cpp and session_tls.cpp.
 #include "gateways/http/server.hpp"
 
-#include <cctype>
 #include <chrono>
 #include <unordered_map>
 
@@ -17,6 +16,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "gateways/http/detail.hpp"
+#include "protocol/uri.hpp"
 
 namespace mixerd::http {
 
@@ -25,31 +25,10 @@ using tcp = net::ip::tcp;
 using detail::config;
 using detail::session_base;
 
-namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
 
 std::string_view request::header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
-    if (iequals(key, name)) return value;
+    if (uri::iequals(key, name)) return value;
   }
   return {};
 }
@@ -71,23 +50,6 @@ response config::error(int status, std::string_view message) const {
   return r;
 }
 
-std::string percent_decode(std::string_view in) {
-  std::string out;
-  out.reserve(in.size());
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == '%' && i + 2 < in.size()) {
-      const int hi = hex_value(in[i + 1]);
-      const int lo = hex_value(in[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out.push_back(static_cast<char>(hi * 16 + lo));
-        i += 2;
-        continue;
-      }
-    }
-    out.push_back(in[i]);
-  }
-  return out;
-}
 
 }  // namespace detail
 

@@ -11,7 +11,7 @@
 
 #include "actors/log.hpp"
 #include "actors/secure_random.hpp"
-#include "gateways/controller/routes.hpp"
+#include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/cors.hpp"
 #include "protocol/socketio_codec.hpp"
 

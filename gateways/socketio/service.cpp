@@ -5,7 +5,9 @@
 #include <boost/asio/post.hpp>
 #include <caf/all.hpp>
 
+#include "actors/auth/session_table.hpp"
 #include "actors/log.hpp"
+#include "protocol/messages.hpp"
 #include "gateways/socketio/broadcaster.hpp"
 #include "gateways/socketio/engine.hpp"
 #include "gateways/socketio/namespace.hpp"
@@ -34,25 +36,29 @@ service_options options_from_settings(const nlohmann::json& settings, bool tls) 
   return o;
 }
 
-service::service(caf::actor_system& sys, boost::asio::io_context& io, service_targets targets,
+service::service(caf::actor_system& sys, boost::asio::io_context& io, const directory& dir,
                  service_options options)
     : sys_(sys), io_(io) {
-  queries_ = sys.spawn(sio_queries, query_targets{targets.device, targets.mixer, targets.auth});
-
-  // Every answer from an actor travels back to the io thread, where the sessions live; the
-  // callbacks hold the namespace weakly, so late answers after stop() are dropped.
+  // Both answers come from published snapshots, on the io thread where the sessions live. A
+  // state answer is built in a later turn of the io loop: a payload full of get_state requests
+  // then counts them all as unanswered, and the namespace drops such a client (its bound)
+  // instead of building thousands of answers in one turn.
   namespace_backend backend;
-  backend.query_state = [queries = queries_, &io](std::optional<std::uint64_t> ack_id,
-                                                  std::function<void(packet_ptr)> done) {
-    caf::anon_send(queries, state_query{ack_id, [&io, done = std::move(done)](packet_ptr p) {
-                                          boost::asio::post(io, [done, p] { done(p); });
-                                        }});
+  backend.query_state = [&dir, &io](std::optional<std::uint64_t> ack_id,
+                                    std::function<void(packet_ptr)> done) {
+    boost::asio::post(io, [&dir, ack_id, done = std::move(done)] {
+      auto state = dir.initial_state();
+      done(std::make_shared<const std::string>(
+          ack_id ? sio::ack_message(*ack_id, nlohmann::json::array({std::move(state)}))
+                 : sio::event_message("initial_state", state)));
+    });
   };
-  backend.check_auth = [queries = queries_, &io](std::vector<std::string> ids,
-                                                 std::function<void(bool)> done) {
-    caf::anon_send(queries, auth_query{std::move(ids), [&io, done = std::move(done)](bool ok) {
-                                         boost::asio::post(io, [done, ok] { done(ok); });
-                                       }});
+  backend.check_auth = [&dir](std::vector<std::string> ids, std::function<void(bool)> done) {
+    auto view = dir.view<auth_view>();
+    if (!view || !view->enabled) return done(true);
+    for (const auto& id : ids)
+      if (auth::check_session(*view, id).authenticated) return done(true);
+    done(false);
   };
   namespace_ = std::make_shared<namespace_server>(std::move(backend), options.max_queued_packets);
 
@@ -66,7 +72,7 @@ service::service(caf::actor_system& sys, boost::asio::io_context& io, service_ta
   engine_ = std::make_shared<engine>(io, eo, namespace_->hooks());
 
   std::weak_ptr<namespace_server> weak = namespace_;
-  broadcaster_ = sys.spawn(sio_broadcaster, targets.hub, [&io, weak](packet_ptr packet) {
+  broadcaster_ = sys.spawn(sio_broadcaster, dir.get<hub_actor>(), [&io, weak](packet_ptr packet) {
     boost::asio::post(io, [weak, packet = std::move(packet)] {
       if (auto ns = weak.lock()) ns->broadcast(packet);
     });
@@ -116,8 +122,7 @@ void service::stop() {
   engine_->stop();
   caf::scoped_actor self{sys_};
   self->send_exit(broadcaster_, caf::exit_reason::user_shutdown);
-  self->send_exit(queries_, caf::exit_reason::user_shutdown);
-  self->wait_for(broadcaster_, queries_);
+  self->wait_for(broadcaster_);
 }
 
 }  // namespace mixerd::socketio

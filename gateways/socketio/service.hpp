@@ -1,6 +1,7 @@
 // The controller's Socket.IO endpoint, assembled: the Engine.IO sessions and the Socket.IO
-// namespace on the io thread, the hub subscriber and the query actor on the CAF side, and the
-// glue that carries answers back to the io thread with boost::asio::post (design.md "Threads").
+// namespace on the io thread, the hub subscriber on the CAF side, which posts encoded events to
+// the io thread. State answers (initial_state, get_state) and the login check at namespace
+// connect are read on the io thread from the capabilities' published views.
 // The daemon owns one, routes `/socket.io/` requests and upgrades to it, and stops it after the
 // listeners and before the domain actors.
 #pragma once
@@ -14,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "actors/directory.hpp"
 #include "gateways/http/server.hpp"
 
 namespace boost::asio {
@@ -37,17 +39,11 @@ struct service_options {
 // socketio_ping_interval_ms / socketio_ping_timeout_ms (contract.md), read once at start.
 service_options options_from_settings(const nlohmann::json& settings, bool tls);
 
-struct service_targets {
-  caf::actor hub;
-  caf::actor device;
-  caf::actor mixer;
-  caf::actor auth;
-};
-
 class service {
  public:
-  // Spawns the actors and subscribes to the hub; call before io.run().
-  service(caf::actor_system& sys, boost::asio::io_context& io, service_targets targets,
+  // Spawns the broadcaster and subscribes it to the hub; call before io.run(). `dir` must
+  // outlive the service.
+  service(caf::actor_system& sys, boost::asio::io_context& io, const directory& dir,
           service_options options);
   ~service();  // stop()
   service(const service&) = delete;
@@ -70,7 +66,6 @@ class service {
   std::shared_ptr<namespace_server> namespace_;
   std::shared_ptr<engine> engine_;
   caf::actor broadcaster_;
-  caf::actor queries_;
   bool stopped_ = false;
 };
 

@@ -15,12 +15,13 @@
 #include "actors/log.hpp"
 #include "actors/settings/settings_file.hpp"
 #include "actors/system.hpp"
-#include "gateways/controller/controller_gateway.hpp"
-#include "gateways/http/call.hpp"
+#include "gateways/controller/controller_listener.hpp"
+#include "gateways/http/io_actor.hpp"
 #include "gateways/http/json_body.hpp"
-#include "gateways/plants/plants_gateway.hpp"
+#include "gateways/http/router.hpp"
+#include "gateways/plants/plants_listener.hpp"
 #include "gateways/socketio/service.hpp"
-#include "gateways/toast/toast_gateway.hpp"
+#include "gateways/toast/notification_listener.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/settings_schema.hpp"
 #include "tools/mixer-sim/simulated_device.hpp"
@@ -99,7 +100,6 @@ struct planned_listener {
   int port;
   bool tls;
   http::handler handler;
-  http::error_writer errors;
   // Set for the listener that carries Socket.IO (websocket upgrades under /socket.io/).
   const socketio::service* socketio = nullptr;
 };
@@ -164,44 +164,46 @@ int run_daemon(const cli::options& opts) {
   if (tls.enabled())
     log::info(component, "HTTPS on the controller and notification ports with ", tls.certificate);
 
-  auto actors = spawn_actors(sys, {&io, serial, paths, settings});
-  auto plant_gateway = sys.spawn(plants_gateway, actors.plants);
-  auto controller = sys.spawn(
-      controller_gateway,
-      controller_targets{actors.device, actors.mixer, actors.auth, actors.audio, tls.enabled()});
+  running_system actors;
+  spawn_actors(sys, {&io, serial, paths, settings}, actors);
+  // Route handlers run on the io thread and ask actors through this one.
+  http::io_actor io_actor(sys, io);
   // Declared after `io`: destroyed before it, and its answers are posted there.
-  socketio::service socket_io(sys, io, {actors.hub, actors.device, actors.mixer, actors.auth},
+  socketio::service socket_io(sys, io, actors.dir,
                               socketio::options_from_settings(settings, tls.enabled()));
 
   const std::string bind = pick_string(opts.bind, settings, "bind_address", "0.0.0.0");
   auto toast_port = std::make_shared<std::uint16_t>(0);
-  auto toast_gateway =
-      sys.spawn(notification_gateway,
-                notification_targets{actors.toast, actors.device, actors.network,
-                                     [toast_port] { return *toast_port; }, bind, tls.enabled()});
+  const auto controller_policy = controller::listener_policy(tls.enabled());
+  const auto notification_policy =
+      toast_api::listener_policy({bind, tls.enabled(), toast_port});
+  const auto plants_policy = plants_api::listener_policy();
   const planned_listener plan[] = {
       {"controller",
        pick_port(opts.controller_port, settings, "controller_port",
                  settings_schema::default_controller_port),
-       tls.enabled(), socket_io.route(http::forward_to(controller)), http::controller_error,
+       tls.enabled(), socket_io.route(http::make_router(actors.dir, io_actor, controller_policy)),
        &socket_io},
       {"notification API",
        pick_port(opts.toast_port, settings, "toast_port", settings_schema::default_toast_port),
-       tls.enabled(), http::forward_to(toast_gateway), http::notification_error},
+       tls.enabled(), http::make_router(actors.dir, io_actor, notification_policy)},
       {"plant store",
        pick_port(opts.plants_port, settings, "plants_port", settings_schema::default_plants_port),
-       false, http::forward_to(plant_gateway), http::plant_store_error},
+       false, http::make_router(actors.dir, io_actor, plants_policy)},
   };
+  const http::error_writer errors[] = {controller_policy.errors, notification_policy.errors,
+                                       plants_policy.errors};
   std::vector<std::unique_ptr<http::listener>> listeners;
   int exit_code = 0;
-  for (const auto& p : plan) {
+  for (std::size_t i = 0; i < std::size(plan); ++i) {
+    const auto& p = plan[i];
     std::error_code ec;
     std::string why;
     http::listener_options lo{p.name, bind, static_cast<std::uint16_t>(p.port),
-                              limits::http_body_max, p.errors};
+                              limits::http_body_max, errors[i]};
     lo.warn = [](std::string_view message) { log::warn("http", message); };
     if (p.socketio) {
-      lo.upgrade = p.socketio->upgrade(p.errors);
+      lo.upgrade = p.socketio->upgrade(errors[i]);
       lo.upgrade_headers = socketio::service::upgrade_headers();
       // The same bound as a polling session's queue: one rule for slow clients on both.
       lo.max_queued_frames = socketio::service_options{}.max_queued_packets;
@@ -227,7 +229,7 @@ int run_daemon(const cli::options& opts) {
     reload_signal.async_wait([&](const boost::system::error_code& ec, int) {
       if (ec) return;
       log::info(component, "SIGHUP: re-reading settings");
-      caf::anon_send(actors.settings, reload_atom_v);
+      caf::anon_send(actors.dir.get<settings_actor>(), reload_atom_v);
       wait_reload();
     });
   };
@@ -248,9 +250,8 @@ int run_daemon(const cli::options& opts) {
   simulated.reset();
   // Sessions end while the actors they ask are still there; then its own actors stop.
   socket_io.stop();
-  caf::anon_send_exit(plant_gateway, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(toast_gateway, caf::exit_reason::user_shutdown);
-  shutdown_actors(sys, actors, controller);
+  io_actor.stop();
+  shutdown_actors(sys, actors, {});
   // Let closed sockets and ports finish their cancelled operations before anything is freed.
   io.restart();
   io.poll();

@@ -1,0 +1,23 @@
+// Reading the auth capability's published session table (protocol/auth.hpp auth_view): the one
+// session check, used by the auth actor and by the gateways on the io thread alike.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "protocol/auth.hpp"
+
+namespace mixerd::auth {
+
+// The table's key for a session id: its SHA-256, hex.
+std::string session_digest(std::string_view session_id);
+
+// Milliseconds of the steady clock (the unit of auth_session::last_seen_ms).
+std::int64_t steady_ms();
+
+// Is login on, and is `session_id` a live session? A live session is touched (its idle time
+// starts again). An expired one stays in the table until the actor sweeps it, refused.
+auth_state check_session(const auth_view& view, std::string_view session_id);
+
+}  // namespace mixerd::auth

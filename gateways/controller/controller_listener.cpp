@@ -1,0 +1,75 @@
+#include "gateways/controller/controller_listener.hpp"
+
+#include "actors/auth/session_table.hpp"
+#include "gateways/http/cors.hpp"
+#include "gateways/http/json_body.hpp"
+#include "protocol/auth.hpp"
+#include "protocol/validation.hpp"
+
+namespace mixerd::controller {
+
+namespace {
+
+// With login on, every route but /api/auth/* needs a live session; the session table is the
+// auth capability's published view, so the check costs no message.
+void login_gate(const std::shared_ptr<http::exchange>& held, const http::route* found,
+                const std::function<void(http::exchange&)>& next) {
+  auto& x = *held;
+  if (x.req.method == "OPTIONS") return x.respond(http::preflight(x.req));
+  // A cookie counts only from the page's own origin: another site cannot ride on it.
+  if (http::same_origin(x.req, x.policy.tls)) x.session_id = cookie_value(x.req, session_cookie);
+  if (found && found->needs_credentials) {
+    auto view = x.dir.view<auth_view>();
+    if (view && !auth::check_session(*view, x.session_id).authenticated)
+      return x.respond(x.error(401, "Authentication required"));
+  }
+  next(x);
+}
+
+}  // namespace
+
+http::listener_policy listener_policy(bool tls) {
+  http::listener_policy p;
+  p.kind = http::listener_kind::controller;
+  p.name = "controller";
+  p.errors = http::controller_error;
+  p.tls = tls;
+  p.gate = login_gate;
+  // Every answer of this listener carries the CORS headers.
+  p.decorate = [tls](const http::request& req, http::responder inner) -> http::responder {
+    return [inner = std::move(inner), cors = http::cors_headers(req, tls)](http::response res) {
+      res.headers.insert(res.headers.end(), cors.begin(), cors.end());
+      inner(std::move(res));
+    };
+  };
+  return p;
+}
+
+std::string cookie_value(const http::request& req, std::string_view name) {
+  std::string_view cookies = req.header("Cookie");
+  while (!cookies.empty()) {
+    auto end = cookies.find(';');
+    auto pair = cookies.substr(0, end);
+    while (!pair.empty() && pair.front() == ' ')
+      pair.remove_prefix(1);
+    if (pair.size() > name.size() && pair.substr(0, name.size()) == name &&
+        pair[name.size()] == '=')
+      return std::string(pair.substr(name.size() + 1));
+    if (end == std::string_view::npos) break;
+    cookies.remove_prefix(end + 1);
+  }
+  return {};
+}
+
+std::optional<nlohmann::json> body_object(http::exchange& x, bool empty_ok) {
+  std::string error;
+  auto body = validation::json_object(x.req.body, error, empty_ok);
+  if (!body) x.respond(x.error(400, error));
+  return body;
+}
+
+void reply(http::exchange& x, const nlohmann::json& body) {
+  x.respond(http::json_response(200, body));
+}
+
+}  // namespace mixerd::controller

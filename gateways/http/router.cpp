@@ -1,0 +1,170 @@
+#include "gateways/http/router.hpp"
+
+#include <array>
+#include <caf/all.hpp>
+#include <charconv>
+
+#include "actors/log.hpp"
+#include "protocol/uri.hpp"
+#include "protocol/validation.hpp"
+
+namespace mixerd::http {
+
+namespace {
+
+std::array<std::vector<route>, 3>& registry() {
+  static std::array<std::vector<route>, 3> routes;
+  return routes;
+}
+
+struct parameter {
+  bool is_rest = false;
+  bool is_integer = false;
+  std::string_view name;
+  long long lo = 0;
+  long long hi = 0;
+};
+
+// "{index:1-4}", "{id}", "{path*}"; nullopt for a literal segment.
+std::optional<parameter> parse_parameter(std::string_view segment) {
+  if (segment.size() < 2 || segment.front() != '{' || segment.back() != '}') return std::nullopt;
+  parameter p;
+  auto inner = segment.substr(1, segment.size() - 2);
+  if (!inner.empty() && inner.back() == '*') {
+    p.is_rest = true;
+    p.name = inner.substr(0, inner.size() - 1);
+    return p;
+  }
+  auto colon = inner.find(':');
+  p.name = inner.substr(0, colon);
+  if (colon == std::string_view::npos) return p;
+  auto range = inner.substr(colon + 1);
+  auto dash = range.find('-', 1);
+  p.is_integer = true;
+  std::from_chars(range.data(), range.data() + dash, p.lo);
+  std::from_chars(range.data() + dash + 1, range.data() + range.size(), p.hi);
+  return p;
+}
+
+// Integer parameters of a matched route; false (and a 400 answered) when one is bad.
+bool read_integers(exchange& x, const route& r) {
+  std::string_view pattern = r.pattern;
+  std::size_t position = 0;
+  x.numbers.assign(x.segments.size(), 0);
+  while (!pattern.empty()) {
+    pattern.remove_prefix(1);  // the '/'
+    auto want = pattern.substr(0, pattern.find('/'));
+    pattern.remove_prefix(want.size());
+    auto p = parse_parameter(want);
+    if (!p) continue;
+    if (p->is_integer) {
+      std::string error;
+      std::string name(p->name);
+      auto value = validation::index_segment(x.segments[position], name.c_str(),
+                                             static_cast<int>(p->lo), static_cast<int>(p->hi),
+                                             error);
+      if (!value) {
+        x.respond(x.error(400, error));
+        return false;
+      }
+      x.numbers[position] = *value;
+    }
+    ++position;
+  }
+  return true;
+}
+
+void run(exchange& x, const route* found, const std::string& allowed) {
+  if (!found) {
+    if (allowed.empty()) return x.respond(x.error(404, x.policy.not_found + x.req.path));
+    auto res = x.error(405, "Method " + x.req.method + " is not allowed on " + x.req.path);
+    res.headers.emplace_back("Allow", allowed);
+    return x.respond(std::move(res));
+  }
+  if (!read_integers(x, *found)) return;
+  found->handler(x);
+}
+
+}  // namespace
+
+response exchange::error(int status, std::string_view message) const {
+  return policy.errors(status, message);
+}
+
+std::optional<std::string> exchange::query(std::string_view name) const {
+  return uri::query_parameter(req.query, name);
+}
+
+std::function<void(caf::error&)> exchange::failed(std::string_view what) const {
+  return [respond = respond, errors = policy.errors, listener = policy.name,
+          target = req.method + " " + req.path, what = std::string(what)](caf::error& e) {
+    if (e == caf::sec::request_receiver_down) return respond(errors(503, "The daemon is stopping"));
+    log::error(listener, target, ": ",
+               e == caf::sec::request_timeout ? "no answer in time from " : "unexpected reply from ",
+               what, " (", caf::to_string(e), ")");
+    respond(errors(500, "Internal error"));
+  };
+}
+
+route_registration::route_registration(listener_kind kind, std::vector<route> routes) {
+  auto& list = registry()[static_cast<std::size_t>(kind)];
+  list.insert(list.end(), routes.begin(), routes.end());
+}
+
+const std::vector<route>& routes_of(listener_kind kind) {
+  return registry()[static_cast<std::size_t>(kind)];
+}
+
+// Paths match exactly, segment by segment: "/plants//1" and "/api/sliders/" name nothing. A
+// parameter may stand for an empty segment (its handler or its range check answers that).
+bool match_pattern(std::string_view pattern, std::string_view path,
+                   std::vector<std::string>& segments) {
+  segments.clear();
+  while (!pattern.empty()) {
+    if (pattern.front() != '/' || path.empty() || path.front() != '/') return false;
+    pattern.remove_prefix(1);
+    path.remove_prefix(1);
+    auto want = pattern.substr(0, pattern.find('/'));
+    pattern.remove_prefix(want.size());
+    auto p = parse_parameter(want);
+    if (p && p->is_rest) {
+      segments.emplace_back(path);
+      return true;
+    }
+    auto part = path.substr(0, path.find('/'));
+    path.remove_prefix(part.size());
+    if (p) {
+      segments.emplace_back(part);
+    } else if (want != part) {
+      return false;
+    }
+  }
+  return path.empty();
+}
+
+handler make_router(const directory& dir, io_actor& actor, const listener_policy& policy) {
+  const auto& routes = routes_of(policy.kind);
+  return [&dir, &actor, &policy, &routes](request&& req, responder respond) {
+    if (policy.decorate) respond = policy.decorate(req, std::move(respond));
+    auto held = std::make_shared<exchange>(
+        exchange{std::move(req), std::move(respond), dir, actor, policy, {}, {}, {}});
+    auto& x = *held;
+    const route* found = nullptr;
+    std::string allowed;
+    std::vector<std::string> segments;
+    for (const auto& r : routes) {
+      if (!match_pattern(r.pattern, x.req.path, segments)) continue;
+      if (r.method == x.req.method || (r.method == "GET" && x.req.method == "HEAD")) {
+        found = &r;
+        x.segments = std::move(segments);
+        break;
+      }
+      if (allowed.find(r.method) == std::string::npos)
+        allowed += (allowed.empty() ? "" : ", ") + std::string(r.method);
+    }
+    if (!policy.gate) return run(x, found, allowed);
+    policy.gate(held, found, [found, allowed](exchange& next) { run(next, found, allowed); });
+  };
+}
+
+}  // namespace mixerd::http

@@ -1,0 +1,105 @@
+// The one router of all three listeners. A route is a method, a path pattern with typed
+// parameters, whether it needs credentials, and a handler. Each capability contributes its
+// routes from gateways/<listener>/<capability>_routes.cpp through a route_registration; each
+// listener contributes its policy (error body style, credential gate, extra headers). Handlers
+// run on the io thread: reads answer from the capabilities' published views, writes ask the
+// owning actor through the io actor.
+//
+// Patterns: literal segments, "{name:min-max}" an integer in a range (a bad one is a 400 naming
+// `name`, checked after the credentials), "{name}" one segment of text, "{name*}" the rest of
+// the path (for static files; may be empty).
+#pragma once
+
+#include <caf/error.hpp>
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "actors/directory.hpp"
+#include "gateways/http/io_actor.hpp"
+#include "gateways/http/server.hpp"
+
+namespace mixerd::http {
+
+enum class listener_kind { controller, notification, plant_store };
+
+// How long a request to an actor may take before the client gets a 500.
+inline constexpr auto actor_request_timeout = std::chrono::seconds(10);
+
+struct listener_policy;
+
+// One request on its way through a route. Handlers copy `respond` into their continuations.
+struct exchange {
+  request req;
+  responder respond;
+  const directory& dir;
+  io_actor& actor;
+  const listener_policy& policy;
+  std::vector<std::string> segments;  // the parameters' text, in pattern order
+  std::vector<long long> numbers;     // the integer parameters' values, same positions
+  std::string session_id;             // controller: the session cookie, when usable
+
+  int integer(std::size_t i) const { return static_cast<int>(numbers.at(i)); }
+  const std::string& segment(std::size_t i) const { return segments.at(i); }
+  response error(int status, std::string_view message) const;
+  // The percent-decoded value of a query parameter ('+' is a space there).
+  std::optional<std::string> query(std::string_view name) const;
+  // Answers a failed request to an actor: 503 while the daemon stops, 500 (and a log line)
+  // for a timeout or a reply the handler did not expect.
+  std::function<void(caf::error&)> failed(std::string_view what) const;
+
+  // Asks `dest`; `on_reply` receives the typed reply on the io thread.
+  template <class Handle, class OnReply, class... Ts>
+  void ask(const Handle& dest, OnReply on_reply, Ts&&... xs) {
+    actor.request(dest, actor_request_timeout, std::forward<Ts>(xs)...)
+        .then(std::move(on_reply), failed(typeid(Handle).name()));
+  }
+};
+
+using route_handler = void (*)(exchange&);
+
+struct route {
+  std::string_view method;
+  std::string_view pattern;
+  bool needs_credentials = true;
+  route_handler handler = nullptr;
+};
+
+// What a listener adds around its routes.
+struct listener_policy {
+  listener_kind kind;
+  std::string name;  // for logs
+  error_writer errors;
+  std::string not_found = "Not found: ";  // the 404 message, before the path
+  bool tls = false;
+  // Runs before the route's handler (and before 404/405 answers): checks credentials, counts
+  // requests, ... `found` is null when no route matches. It calls `next(*x)` to go on (at once or
+  // once an actor answered) or answers itself. Empty: every request goes on.
+  std::function<void(const std::shared_ptr<exchange>& x, const route* found,
+                     std::function<void(exchange&)> next)>
+      gate;
+  // Wraps every answer of the listener (e.g. CORS headers); empty: none.
+  std::function<responder(const request&, responder)> decorate;
+  // What the listener's own routes need to know (e.g. the notification API's bound port).
+  std::shared_ptr<const void> facts;
+};
+
+// Adds routes to a listener at start-up (a namespace-scope object in a *_routes.cpp file).
+struct route_registration {
+  route_registration(listener_kind kind, std::vector<route> routes);
+};
+
+// Every route registered for a listener, in registration order.
+const std::vector<route>& routes_of(listener_kind kind);
+
+// The server-core handler of one listener. `dir`, `actor` and `policy` must outlive it.
+handler make_router(const directory& dir, io_actor& actor, const listener_policy& policy);
+
+// Matches a path against a pattern; the text of each parameter in `segments`. Exposed for tests.
+bool match_pattern(std::string_view pattern, std::string_view path,
+                   std::vector<std::string>& segments);
+
+}  // namespace mixerd::http

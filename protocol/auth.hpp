@@ -1,0 +1,66 @@
+// The auth capability: controller login. Its actor owns the configured user and password hash,
+// the live sessions and the failed-login throttle. It publishes its session table, so that a
+// request's session check costs no round trip (actors/auth/session_table.hpp reads it).
+#pragma once
+
+#include <atomic>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "protocol/settings.hpp"
+
+namespace mixerd {
+
+// -> auth_state. An empty id asks only whether login is on.
+struct auth_check {
+  std::string session_id;
+};
+struct auth_state {
+  bool enabled = false;
+  bool authenticated = false;  // always true while login is off
+  std::string username;        // of the session; empty when none
+};
+// -> login_outcome
+struct login_attempt {
+  std::string username;
+  std::string password;
+  bool remember = false;
+  std::string address;  // client IP, for throttling
+};
+struct login_outcome {
+  enum class result { ok, invalid, throttled, disabled };
+  result what = result::invalid;
+  std::string session_id;  // ok: the new session's id (the cookie value)
+  int max_age = 0;         // ok: cookie lifetime in seconds; 0 = until the browser closes
+  int retry_after = 0;     // throttled: seconds until the next attempt is allowed
+};
+// -> void
+struct logout_request {
+  std::string session_id;
+};
+
+// One live session. `last_seen_ms` (steady clock, milliseconds) is shared by every snapshot of
+// the table and by the actor: a reader that accepts the session touches it without a message.
+struct auth_session {
+  std::string username;
+  std::shared_ptr<std::atomic<std::int64_t>> last_seen_ms;
+};
+
+// What the auth actor publishes after every change of login settings or sessions. Sessions are
+// keyed by the SHA-256 of their id: a lookup never compares the secret itself.
+struct auth_view {
+  bool enabled = false;
+  std::int64_t session_timeout_ms = 86'400'000;
+  std::unordered_map<std::string, auth_session> sessions;
+};
+
+using auth_actor = caf::typed_actor<caf::replies_to<auth_check>::with<auth_state>,
+                                    caf::replies_to<login_attempt>::with<login_outcome>,
+                                    caf::reacts_to<logout_request>,
+                                    caf::reacts_to<settings_reloaded>>;
+
+}  // namespace mixerd

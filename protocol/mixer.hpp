@@ -1,0 +1,96 @@
+// The mixer capability: the four sliders (value, assignment, label), the four mutes and the
+// master mute, and the master volume. Device input and API requests change them; the audio
+// capability applies them to the audio server. Indices are 0-based in requests; the routes
+// convert from the API's 1-4.
+#pragma once
+
+#include <array>
+#include <caf/atom.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "protocol/events.hpp"
+#include "protocol/limits.hpp"
+#include "protocol/settings.hpp"
+#include "protocol/snapshot.hpp"
+#include "protocol/types.hpp"
+
+namespace mixerd {
+
+struct slider_state {
+  int value = 50;  // 0-100, as last reported by the device or set through the API
+  assignment assigned;
+  std::string label;
+  bool muted = false;
+  // Set back an app stream that changes its own volume (settings and assignment requests).
+  bool enforce_volume = true;
+};
+
+struct mute_states {
+  std::array<bool, limits::mute_count> individual{};
+  bool master = false;
+};
+
+// Everything the mixer actor owns.
+struct mixer_snapshot {
+  std::array<slider_state, limits::slider_count> sliders;
+  mute_states mutes;
+  int master_volume = 50;
+};
+
+// What the mixer publishes for readers after every change; the body of GET /api/sliders is
+// encoded on its first read.
+struct mixer_view {
+  mixer_snapshot mix;
+  encoded_once sliders_body;
+};
+
+// ---- Requests --------------------------------------------------------------------------------
+
+// -> int (the value now in effect)
+struct set_slider_value {
+  int index = 0;
+  int value = 0;
+};
+// -> assignment (as stored)
+struct set_slider_assignment {
+  int index = 0;
+  assignment assigned;
+  std::optional<std::string> label;
+  std::optional<bool> enforce_volume;
+};
+// -> bool (muted after the toggle); index 0-3 or protocol::master_index
+struct toggle_mute {
+  int index = 0;
+};
+// -> int (the volume now in effect)
+struct set_master_volume {
+  int volume = 0;
+};
+
+// Audio actor -> mixer: the default sink was changed outside mixerd. `seq` is that of the last
+// audio_master_level the audio actor had when it saw the change: an observation older than the
+// mixer's latest change crossed it and is dropped (that change is on its way and wins).
+struct master_observed {
+  int volume = 0;
+  bool muted = false;
+  std::uint64_t seq = 0;
+};
+
+// Hub topics of the mixer: device input, and device connects (it pushes the whole state).
+inline topic_set mixer_topics() {
+  return topics_of<device_input, device_status_change>();
+}
+
+using mixer_actor =
+    caf::typed_actor<caf::replies_to<caf::get_atom>::with<mixer_snapshot>,
+                     caf::replies_to<set_slider_value>::with<int>,
+                     caf::replies_to<set_slider_assignment>::with<assignment>,
+                     caf::replies_to<toggle_mute>::with<bool>,
+                     caf::replies_to<set_master_volume>::with<int>, caf::reacts_to<event>,
+                     caf::reacts_to<master_observed>, caf::reacts_to<settings_reloaded>>;
+
+}  // namespace mixerd
