@@ -1,4 +1,4 @@
-// JSON mapping of every wire shape of the controller (interfaces.md section C, contract.md
+// JSON mapping of every wire shape of the controller (docs/api.md, and protocol/README.md for the
 // decisions). Gateways and the hub encode through these functions only.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Every numeric limit of the interfaces, in one place (design.md: validation reads these).
+// Every numeric limit of the interfaces, in one place (validation reads these).
 #pragma once
 
 #include <chrono>
@@ -6,7 +6,7 @@
 
 namespace mixerd::limits {
 
-// Device link (contract.md "Serial protocol").
+// Device link (protocol/README.md).
 inline constexpr std::size_t max_line_bytes = 255;  // without the terminating '\n'
 inline constexpr unsigned serial_baud = 2'000'000;
 inline constexpr auto ping_interval = std::chrono::milliseconds(2000);
@@ -31,7 +31,7 @@ inline constexpr std::size_t http_body_max = 64 * 1024;
 inline constexpr std::size_t http_header_max = 16 * 1024;
 inline constexpr auto http_idle_timeout = std::chrono::seconds(30);
 
-// Notification interface (interfaces.md "Limits", contract.md).
+// Notification interface (docs/api.md).
 inline constexpr std::size_t toast_message_max_chars = 30;
 inline constexpr std::size_t toast_subtitle_max_chars = 40;
 inline constexpr int toast_duration_min = 1000;

@@ -1,4 +1,4 @@
-// How the notification interface can be reached (interfaces.md "Network info", contract.md
+// How the notification interface can be reached (docs/api.md, "Network info"
 // "Network info"): address classification, the overlay's state from `tailscale status --json`,
 // and the GET /api/toast/network body. Pure: the network actor gathers the facts.
 #pragma once
@@ -22,7 +22,7 @@ struct interface_address {
   std::string address;    // "192.168.1.20", "fd7a:115c:a1e0::1"
 };
 
-// interfaces.md "Network info" overlay object.
+// The overlay object of GET /api/toast/network.
 struct overlay_status {
   bool installed = false;
   bool running = false;

@@ -1,4 +1,4 @@
-// The sample plant store (interfaces.md section A, contract.md "Plant store"): the pure parts.
+// The sample plant store (docs/api.md, "Plant store"): the pure parts.
 // Bearer header parsing, the {id} path segment, the plants.json format and its bounds, and the
 // messages between the plant store gateway and the plant store actor. No I/O.
 #pragma once

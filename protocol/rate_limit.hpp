@@ -1,4 +1,4 @@
-// A rolling-window rate limiter per client address (contract.md: 30 requests per 60 s, a
+// A rolling-window rate limiter per client address (docs/api.md: 30 requests per 60 s, a
 // refused request is not counted). Pure: the caller passes the time. Memory is bounded: at most
 // `max_requests` time stamps for each of at most `max_addresses` addresses; when the table is
 // full, addresses whose window has passed go first, then the one that was counted least

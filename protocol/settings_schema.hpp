@@ -1,6 +1,6 @@
 // What a valid settings.json looks like. Pure validation: the settings actor and the
 // start-up path read the file, this says whether its content is usable and, if not, which key
-// is wrong and why (contract.md: a broken file stops start-up and names the key).
+// is wrong and why (a broken file stops start-up and names the key).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -18,7 +18,7 @@ struct problem {
 // Checks every known key; unknown keys are allowed (newer versions add keys) and kept.
 std::optional<problem> validate(const nlohmann::json& settings);
 
-// Defaults for keys that have one (contract.md), used when a key is absent.
+// Defaults for keys that have one (docs/api.md), used when a key is absent.
 inline constexpr int default_controller_port = 5000;
 inline constexpr int default_toast_port = 8889;
 inline constexpr int default_plants_port = 8080;

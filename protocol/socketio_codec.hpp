@@ -1,6 +1,6 @@
 // Engine.IO v4 / Socket.IO v5 packet codec: text on the wire <-> typed packets, both directions.
-// Pure functions, no I/O (shared/reference/socketio-wire.md holds the captures this matches;
-// services.md 3.5 the protocol summary). Binary packets are not supported on either layer.
+// Pure functions, no I/O (the unit tests hold frames of the reference server;
+// docs/api.md describes the channel). Binary packets are not supported on either layer.
 #pragma once
 
 #include <cstddef>

@@ -92,7 +92,7 @@ std::optional<toast_content> parse_toast_request(const nlohmann::json& body, std
   toast_content t;
   const auto* message = optional_field(body, "message");
   if (message == nullptr) {
-    error = "message field is required";  // interfaces.md "Errors", word for word
+    error = "message field is required";  // the text clients match, word for word
     return std::nullopt;
   }
   auto text = text_field(*message, "message", limits::toast_message_max_chars, error);

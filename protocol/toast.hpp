@@ -1,4 +1,4 @@
-// The notification interface's domain (interfaces.md section B, contract.md): a toast and the
+// The notification interface's domain (docs/api.md, "Notification API"): a toast and the
 // validation of a send request, the toast handlers (sources of toasts), where a request carries
 // its API key, and the messages of the toast actor. Pure: no I/O.
 #pragma once
@@ -32,7 +32,7 @@ struct toast_content {
   std::string color;  // "RRGGBB" (upper case, no '#'); empty = the handler's colour
 };
 
-// A source of toasts (interfaces.md "Handler").
+// A source of toasts (docs/api.md, "Handlers").
 struct toast_handler {
   std::string id;
   std::string name;
@@ -109,13 +109,13 @@ using toast_actor =
 
 namespace notify {
 
-// The icon names of interfaces.md, in its order.
+// The icon names, in the order docs/api.md lists them.
 const std::vector<std::string_view>& icon_names();
 
 // The handlers mixerd has, all enabled; `loaded` is true for those that exist already.
 toast_handler_list default_handlers();
 
-// Validates the body of POST /api/toast/send (contract.md): fills `error` with a sentence that
+// Validates the body of POST /api/toast/send (docs/api.md): fills `error` with a sentence that
 // names the field and the problem, or returns the toast with its defaults applied.
 std::optional<toast_content> parse_toast_request(const nlohmann::json& body, std::string& error);
 

@@ -1,4 +1,4 @@
-// Request validation at the gateways (design.md: ranges, types and lengths are checked where a
+// Request validation at the gateways (ranges, types and lengths are checked where a
 // request enters, from the numbers in limits.hpp). Each check returns the value or fills
 // `error` with a sentence that names the field, for a 400 body.
 #pragma once

@@ -7,7 +7,7 @@
 
 namespace mixerd::password_hash {
 
-inline constexpr int default_iterations = 300'000;  // contract.md: at least 200,000
+inline constexpr int default_iterations = 300'000;  // at least 200,000 (docs/api.md)
 
 std::string make(std::string_view password, int iterations = default_iterations);
 // False for a wrong password and for a stored value that is not in the format above.

@@ -110,7 +110,7 @@ void on_line(self_ptr self, const std::string& line, bool overlong) {
   st.last_line = clock::now();
   log::trace(component, "<- ", line);
   if (!st.status.connected) {
-    // ACK,READY or any other line proves a device is answering (contract.md "Link life").
+    // ACK,READY or any other line proves a device is answering (protocol/README.md, "Link life").
     st.status.connected = true;
     st.status.port = st.path;
     st.backoff = std::chrono::milliseconds(0);

@@ -1,6 +1,6 @@
 // The device actor owns the serial link to the hardware and the device status (connected,
 // port, display page, firmware version). It finds the port, runs the handshake and the
-// keep-alive of contract.md, turns each device line into a typed event on the hub, sends host
+// keep-alive of protocol/README.md, turns each device line into a typed event on the hub, sends host
 // commands as lines, and reconnects with back-off after a hang-up, a vanished port or 6 s of
 // silence.
 // Interface: protocol/device.hpp; the status is published as a snapshot on every change.

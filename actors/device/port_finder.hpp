@@ -1,5 +1,5 @@
 // Finds the device among the machine's serial ports with libserialport (USB VID:PID 1209:4D58
-// first, then any Espressif 303A:* port), as contract.md `--serial auto` says.
+// first, then any Espressif 303A:* port), as `--serial auto` promises (docs/api.md).
 #pragma once
 
 #include <optional>

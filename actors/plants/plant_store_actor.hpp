@@ -1,4 +1,4 @@
-// The plant store actor owns DATA_DIR/plants.json (contract.md "Data directory", "Plant store"):
+// The plant store actor owns DATA_DIR/plants.json (docs/api.md, "Plant store"):
 // the plant list, read at start (the sample plants are written when the file does not exist)
 // and again after every settings reload (SIGHUP), and the bearer token (`plant_store_token`
 // from settings). Each delete writes the whole list atomically before it answers, so a 204

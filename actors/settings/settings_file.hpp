@@ -1,6 +1,6 @@
 // settings.json on disk: load and validate, atomic writes, the writers' lock, the pid file and
 // the generated secrets. Shared by the settings actor and the set-password / api-key commands
-// so that every writer follows the same rules (contract.md "Data directory").
+// so that every writer follows the same rules (docs/api.md, "Data folder").
 #pragma once
 
 #include <functional>
@@ -29,7 +29,7 @@ load_result load(const std::string& path);
 
 // One locked read-modify-write of the settings file, as every writer must do it. `change`
 // edits the loaded settings and says whether it changed anything; only then is the file
-// written. exit_code follows contract.md: 0 done, 1 lock or write failed, 2 the file is broken
+// written. exit_code follows the command line's exit codes: 0 done, 1 lock or write failed, 2 the file is broken
 // (and was left untouched). `error` says what went wrong, naming the file.
 struct update_result {
   nlohmann::json settings;

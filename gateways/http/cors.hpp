@@ -1,4 +1,4 @@
-// Cross-origin rules of the controller (interfaces.md: CORS for all origins; issue: with login
+// Cross-origin rules of the controller (docs/api.md: CORS for all origins; with login
 // on, credentials are honoured only from the page's own origin).
 #pragma once
 

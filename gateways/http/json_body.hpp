@@ -1,4 +1,4 @@
-// JSON responses and the error-body style of each listener (contract.md: the controller says
+// JSON responses and the error-body style of each listener (docs/api.md: the controller says
 // {"error": "..."}, the notification API {"error": "...", "message": "..."}, the plant store
 // {"error": <int>, "message": "..."}).
 #pragma once

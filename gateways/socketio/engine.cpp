@@ -134,7 +134,7 @@ class engine::core::session final : public connection,
     auto engine = owner.lock();
     if (!engine) return false;
     if (queue.size() >= engine->options().max_queued_packets) {
-      // design.md: a slow or dead client is dropped, never slowing the others.
+      // A slow or dead client is dropped, never slowing the others.
       log::warn(component, "session ", sid, " stopped polling (", queue.size(),
                 " packets queued): closing it");
       engine->close_session(shared_from_this(), false, "queue full");

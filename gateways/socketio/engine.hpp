@@ -1,7 +1,7 @@
-// Engine.IO v4 server sessions for the controller listener (design.md: transport state lives
+// Engine.IO v4 server sessions for the controller listener (transport state lives
 // here, on the io thread; domain state stays in actors). Speaks polling (long-poll GET, POST
 // payloads), websocket, the polling -> websocket upgrade and the server-driven ping, as the
-// captures in shared/reference/socketio-wire.md show. What travels inside message packets is
+// reference server sends them (tests/integration/test_socketio_wire.py). What travels inside message packets is
 // the Socket.IO layer's business (namespace.hpp), reached through engine_hooks.
 //
 // Threading: every member function, hook and timer runs on the io thread. Nothing here blocks.

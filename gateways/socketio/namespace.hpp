@@ -1,4 +1,4 @@
-// Socket.IO v5 on top of the engine: the default namespace "/" with its login gate (contract.md:
+// Socket.IO v5 on top of the engine: the default namespace "/" with its login gate (docs/api.md:
 // a connection without a valid session is refused at namespace connect), get_state, and the
 // fan-out of live events to every joined connection. Holds only transport-side bookkeeping;
 // the state itself is always asked of the actors (through `backend`).

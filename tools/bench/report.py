@@ -8,7 +8,7 @@ def _mb(kib):
 
 
 def targets(r):
-    """[{name, value, limit, unit, pass}] for every target of issue 6."""
+    """[{name, value, limit, unit, pass}] for every benchmark target (README, Benchmarks)."""
     out = []
     many = r["config"]["many"]
     for transport in ("websocket", "default"):

@@ -1,5 +1,5 @@
 // The simulated device: the far end of a pseudo-terminal that answers like the open firmware
-// (device-firmware.md §5.2) and produces input from text commands. Used by the mixer-sim tool
+// (protocol/README.md, "Simulator") and produces input from text commands. Used by the mixer-sim tool
 // and by `mixerd --simulate`; both drive it on an Asio io_context.
 #pragma once
 

@@ -1,4 +1,4 @@
-// mixerd's command line, exactly as contract.md "Command line" gives it.
+// mixerd's command line, as docs/api.md "Command line" gives it.
 #pragma once
 
 #include <functional>

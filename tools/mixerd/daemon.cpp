@@ -65,7 +65,7 @@ std::variant<nlohmann::json, int> load_settings(const settings_file::paths& path
   return std::move(result.settings);
 }
 
-// DATA_DIR/certs/*.crt and *.key present at start => HTTPS (contract.md "Data directory").
+// DATA_DIR/certs/*.crt and *.key present at start => HTTPS (docs/api.md, "HTTPS").
 struct tls_files {
   std::string certificate;
   std::string key;

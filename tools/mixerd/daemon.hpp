@@ -6,7 +6,7 @@
 
 namespace mixerd {
 
-// Runs until SIGINT/SIGTERM. Returns the process exit code (contract.md "Exit codes").
+// Runs until SIGINT/SIGTERM. Returns the process exit code (docs/api.md, "Exit codes").
 int run_daemon(const cli::options& opts);
 
 }  // namespace mixerd
