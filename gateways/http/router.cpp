@@ -2,7 +2,11 @@
 
 #include <array>
 #include <caf/all.hpp>
+#include <algorithm>
 #include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "actors/log.hpp"
 #include "protocol/uri.hpp"
@@ -82,6 +86,7 @@ void run(exchange& x, const route* found, const std::string& allowed) {
     return x.respond(std::move(res));
   }
   if (!read_integers(x, *found)) return;
+  x.matched = found;
   found->handler(x);
 }
 
@@ -104,6 +109,57 @@ std::function<void(caf::error&)> exchange::failed(std::string_view what) const {
                what, " (", caf::to_string(e), ")");
     respond(errors(500, "Internal error"));
   };
+}
+
+namespace {
+
+constexpr std::size_t max_static_file_bytes = 4 * 1024 * 1024;
+
+std::string_view content_type_of(std::string_view name) {
+  static const std::pair<std::string_view, std::string_view> types[] = {
+      {".html", "text/html; charset=utf-8"},
+      {".css", "text/css; charset=utf-8"},
+      {".js", "text/javascript; charset=utf-8"},
+      {".json", "application/json"},
+      {".webmanifest", "application/manifest+json"},
+      {".svg", "image/svg+xml"},
+      {".png", "image/png"},
+      {".ico", "image/x-icon"},
+      {".txt", "text/plain; charset=utf-8"},
+  };
+  for (const auto& [ext, type] : types)
+    if (name.size() >= ext.size() && name.substr(name.size() - ext.size()) == ext) return type;
+  return "application/octet-stream";
+}
+
+bool escapes_folder(std::string_view path) {
+  if (path.find('\0') != std::string_view::npos || path.find('\\') != std::string_view::npos)
+    return true;
+  while (!path.empty()) {
+    auto part = path.substr(0, path.find('/'));
+    if (part == "..") return true;
+    path.remove_prefix(std::min(path.size(), part.size() + 1));
+  }
+  return false;
+}
+
+}  // namespace
+
+void serve_files(exchange& x) {
+  std::string name = x.segments.empty() ? std::string() : x.segments.back();
+  if (escapes_folder(name)) return x.respond(x.error(404, x.policy.not_found + x.req.path));
+  if (name.empty() || name.back() == '/') name += "index.html";
+  const std::string file = x.policy.static_root + "/" + std::string(x.matched->folder) + "/" + name;
+  std::ifstream in(file, std::ios::binary);
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file, ec);
+  if (!in || ec || !std::filesystem::is_regular_file(file, ec) || size > max_static_file_bytes)
+    return x.respond(x.error(404, x.policy.not_found + x.req.path));
+  response res;
+  res.content_type = std::string(content_type_of(name));
+  res.body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  res.headers.emplace_back("Cache-Control", "no-cache");
+  x.respond(std::move(res));
 }
 
 route_registration::route_registration(listener_kind kind, std::vector<route> routes) {

@@ -30,6 +30,7 @@ enum class listener_kind { controller, notification, plant_store };
 inline constexpr auto actor_request_timeout = std::chrono::seconds(10);
 
 struct listener_policy;
+struct route;
 
 // One request on its way through a route. Handlers copy `respond` into their continuations.
 struct exchange {
@@ -41,6 +42,7 @@ struct exchange {
   std::vector<std::string> segments;  // the parameters' text, in pattern order
   std::vector<long long> numbers;     // the integer parameters' values, same positions
   std::string session_id;             // controller: the session cookie, when usable
+  const route* matched = nullptr;     // the route being served
 
   int integer(std::size_t i) const { return static_cast<int>(numbers.at(i)); }
   const std::string& segment(std::size_t i) const { return segments.at(i); }
@@ -66,7 +68,15 @@ struct route {
   std::string_view pattern;
   bool needs_credentials = true;
   route_handler handler = nullptr;
+  // Static files (handler serve_files): the folder, under the listener's static_root, that the
+  // pattern's "{path*}" names a file in.
+  std::string_view folder{};
 };
+
+// The handler of a static-file route: the file the rest of the path names in the route's folder
+// (index.html for a folder), with its content type; 404 when there is none. Never leaves the
+// folder: a path with "..", a backslash or a NUL byte is 404.
+void serve_files(exchange& x);
 
 // What a listener adds around its routes.
 struct listener_policy {
@@ -74,6 +84,7 @@ struct listener_policy {
   std::string name;  // for logs
   error_writer errors;
   std::string not_found = "Not found: ";  // the 404 message, before the path
+  std::string static_root;                // where static-file routes' folders are
   bool tls = false;
   // Runs before the route's handler (and before 404/405 answers): checks credentials, counts
   // requests, ... `found` is null when no route matches. It calls `next(*x)` to go on (at once or
