@@ -186,8 +186,10 @@ void on_device(self_ptr self, const pulse_device& dev) {
   st.master_muted = dev.muted;
   log::debug(component, "default output changed outside mixerd: ", volume, "%",
              dev.muted ? ", muted" : "");
+  // With the number of the mixer's latest master change this actor has applied: an observation
+  // made before a newer change reached it is older than that change, which the mixer keeps.
   for (const auto& w : st.watchers)
-    self->send(w, master_observed{volume, dev.muted});
+    self->send(w, master_observed{volume, dev.muted, st.master_seq});
 }
 
 // Sets a stream back to its slider's level, unless it has been set back too often this second.
