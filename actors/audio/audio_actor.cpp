@@ -172,6 +172,14 @@ void on_device(self_ptr self, const pulse_device& dev) {
   mirror.known = true;
   mirror.index = dev.id.index;
   mirror.channels = dev.channels;
+  // The rule: our own change wins only over what the server had before it. A report that
+  // arrives while a change of ours to this object still waits for its acknowledgement was read
+  // before the server applied that change: it is dropped, and the mirror keeps the values we
+  // asked for (taking the old ones would make a later change of ours look like no change). Every
+  // report after the acknowledgement is the truth, and one always comes: the pulse client reads
+  // the object again once its last change is acknowledged (an outside change that the server
+  // applied before ours, e.g. of the mute while we set the volume, is seen there).
+  if (busy(self, dev.id)) return;
   mirror.volume_min = dev.volume_min;
   mirror.volume_max = dev.volume_max;
   mirror.muted = dev.muted;
@@ -185,15 +193,16 @@ void on_device(self_ptr self, const pulse_device& dev) {
     apply_sliders_of(self, assignment_type::system_default_output);
     return;
   }
-  if (busy(self, dev.id)) return;  // a report from before our latest change
   int volume = audio::percent_volume(dev.volume_max);
   if (volume == st.master_volume && dev.muted == st.master_muted) return;
   st.master_volume = volume;
   st.master_muted = dev.muted;
   log::debug(component, "default output changed outside mixerd: ", volume, "%",
              dev.muted ? ", muted" : "");
+  // With the number of the mixer's latest master change this actor has applied: an observation
+  // made before a newer change reached it is older than that change, which the mixer keeps.
   for (const auto& w : st.watchers)
-    caf::anon_send(w, master_observed{volume, dev.muted});
+    caf::anon_send(w, master_observed{volume, dev.muted, st.master_seq});
 }
 
 // Sets a stream back to its slider's level, unless it has been set back too often this second.

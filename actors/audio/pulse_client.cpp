@@ -8,6 +8,7 @@
 #include <pulse/thread-mainloop.h>
 #include <pulse/volume.h>
 
+#include <algorithm>
 #include <caf/all.hpp>
 #include <stdexcept>
 
@@ -141,13 +142,23 @@ struct pulse_client::callbacks {
     if (eol == 0 && info) stream(info, false, user);
   }
 
-  static void on_done(pa_context*, int /*success: a vanished stream fails, harmlessly*/,
+  static void on_done(pa_context* ctx, int /*success: a vanished stream fails, harmlessly*/,
                       void* user) {
     auto& client = self(user);
     if (client.waiting_.empty()) return;
     auto target = client.waiting_.front();
     client.waiting_.pop_front();
     client.post(pulse_op_done{target});
+    // The owner drops the reports of a sink or source that arrive while changes of its wait (they
+    // may predate them). Once the last one is acknowledged, the object is read again: that report
+    // reflects our change and anything the server applied around it, even when our change
+    // itself changed nothing and so brings no change event of its own.
+    if (std::find(client.waiting_.begin(), client.waiting_.end(), target) != client.waiting_.end())
+      return;
+    if (target.kind == audio_object_kind::sink)
+      unref(pa_context_get_sink_info_by_index(ctx, target.index, on_sink, user));
+    else if (target.kind == audio_object_kind::source)
+      unref(pa_context_get_source_info_by_index(ctx, target.index, on_source, user));
   }
 
   static void unref(pa_operation* op) {

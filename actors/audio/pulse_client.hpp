@@ -33,6 +33,8 @@ class pulse_client {
 
   // Each sends one request; its acknowledgement arrives as pulse_op_done. Ignored while the
   // context is not ready. `channels` is the object's channel count: all get the same volume.
+  // When the acknowledged change was the last one waiting for a sink or source, a fresh
+  // pulse_device of it follows (read after the server applied the change).
   void set_volume(audio_object target, std::uint8_t channels, std::uint32_t raw);
   void set_mute(audio_object target, bool muted);
 

@@ -150,7 +150,12 @@ void change_master_volume(self_ptr self, int volume) {
 // Someone changed the default sink outside mixerd: that is the state now. The audio server
 // already has it, so nothing goes back to the audio actor.
 void on_master_observed(self_ptr self, const master_observed& seen) {
-  if (seen.seq != self->state.master_seq) return;  // crossed a change of ours: that one wins
+  // The rule: our own change wins only over observations older than it. `seen.seq` names the
+  // latest master change of ours that the audio actor had applied when it saw the sink; an older
+  // one crossed a newer change on its way here, and that change, applied after it, overwrites
+  // the sink. Anything the audio actor saw after applying our latest change is the truth (it
+  // drops the reports that predate the server's acknowledgement of it).
+  if (seen.seq < self->state.master_seq) return;
   auto& mix = self->state.mix;
   if (seen.volume != mix.master_volume) {
     mix.master_volume = clamp_volume(seen.volume);

@@ -181,6 +181,61 @@ def test_an_outside_change_of_the_default_sink_becomes_master_state(mixer):
         client.close()
 
 
+def last_event(client, name, predicate=lambda payload: True):
+    """The payload of the latest `name` event the client has received, or None."""
+    seen = [p for n, p in list(client.events.seen) if n == name and predicate(p)]
+    return seen[-1] if seen else None
+
+
+def test_an_outside_volume_change_right_after_our_own_is_not_lost(mixer):
+    """mixerd sets the default sink and someone else sets it right after: whichever change the
+    server applied last is mixerd's state, and the clients have been told that value."""
+    daemon, _, pulse = mixer
+    client = PyClient(daemon.url(""))
+
+    def settled():
+        state = get_json(daemon, "/api/volume/master")["volume"]
+        told = last_event(client, "volume_change")
+        sink = volume_of(pulse.device("sinks", "testsink"))
+        return state == sink and told is not None and told["volume"] == state and state
+
+    try:
+        client.event("initial_state")
+        # The master starts at 50: the first pair ends elsewhere, so that every POST changes it.
+        for ours, theirs in ((70, 65), (50, 45), (60, 55), (40, 35), (30, 25)):
+            status, body, _ = http("POST", daemon.url("/api/volume/master"), {"value": ours})
+            assert (status, body["volume"]) == (200, ours)
+            pulse.pactl("set-sink-volume", "@DEFAULT_SINK@", f"{theirs}%")
+            final = wait_until(settled, what=f"master state, sink and clients agreeing after "
+                                             f"{ours} (ours) and {theirs} (outside)")
+            assert final in (ours, theirs)
+    finally:
+        client.close()
+
+
+def test_an_outside_mute_change_right_after_our_own_is_not_lost(mixer):
+    daemon, _, pulse = mixer
+    client = PyClient(daemon.url(""))
+
+    def settled():
+        state = get_json(daemon, "/api/mutes")["master"]
+        told = last_event(client, "mute_change", lambda p: p["index"] == "master")
+        sink = pulse.device("sinks", "testsink")["mute"]
+        return state == sink and told is not None and told["muted"] == state
+
+    try:
+        client.event("initial_state")
+        for _ in range(4):
+            status, body, _ = http("POST", daemon.url("/api/mutes/master"))
+            assert status == 200
+            # The outside change undoes ours.
+            pulse.pactl("set-sink-mute", "@DEFAULT_SINK@", "0" if body["muted"] else "1")
+            wait_until(settled, what=f"master mute, sink and clients agreeing after ours "
+                                     f"(muted: {body['muted']}) and the outside change")
+    finally:
+        client.close()
+
+
 def test_the_audio_server_restarting_is_survived_and_the_state_reapplied(mixer, tmp_path):
     daemon, device, pulse = mixer
     client = PyClient(daemon.url(""))
