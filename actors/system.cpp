@@ -6,6 +6,7 @@
 #include "actors/auth/auth_actor.hpp"
 #include "actors/device/device_actor.hpp"
 #include "actors/hub/hub_actor.hpp"
+#include "actors/log.hpp"
 #include "actors/mixer/mixer_actor.hpp"
 #include "actors/network/network_actor.hpp"
 #include "actors/plants/plant_store_actor.hpp"
@@ -30,7 +31,7 @@ struct capability_row {
   const char* name;
   caf::actor (*spawn)(caf::actor_system&, const actor_options&, directory&);
   phase stop_phase;
-  topic_set (*topics)();                                       // null: subscribes to nothing
+  topic_set (*topics)();                                        // null: subscribes to nothing
   void (*contribute)(const directory&, nlohmann::json& state);  // null: contributes nothing
 };
 
@@ -76,8 +77,8 @@ const capability_row capability_table[] = {
      producers, nullptr, nullptr},
     {"mixer",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
-       mixer_wiring wiring{dir.get<device_actor>(), dir.get<hub_actor>(),
-                           dir.get<settings_actor>(), dir.get<audio_actor>()};
+       mixer_wiring wiring{dir.get<device_actor>(), dir.get<hub_actor>(), dir.get<settings_actor>(),
+                           dir.get<audio_actor>()};
        auto view = dir.slot(mixer_view_of(mixer_from_settings(o.settings)));
        return registered<mixer_actor>(dir, sys.spawn(mixer_behavior, wiring, o.settings, view));
      },
@@ -111,8 +112,7 @@ const capability_row capability_table[] = {
     {"plants",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
        return registered<plants_actor>(
-           dir, sys.spawn<caf::detached>(plant_store_behavior,
-                                         o.paths.data_dir + "/plants.json",
+           dir, sys.spawn<caf::detached>(plant_store_behavior, o.paths.data_dir + "/plants.json",
                                          dir.get<settings_actor>(), o.settings));
      },
      producers, nullptr, nullptr},
@@ -154,8 +154,12 @@ void shutdown_actors(caf::actor_system& sys, const running_system& running,
   first.insert(first.end(), extra.begin(), extra.end());
   stop(first);
   stop(running.phases[consumers]);
-  self->request(running.dir.get<settings_actor>(), caf::infinite, caf::flush_atom_v)
-      .receive([](bool) {}, [](caf::error&) {});
+  self->request(running.dir.get<settings_actor>(), limits::shutdown_flush_timeout,
+                caf::flush_atom_v)
+      .receive([](bool) {},
+               [](caf::error& e) {
+                 log::error("mixerd", "settings not saved at shutdown: ", caf::to_string(e));
+               });
   stop(running.phases[infrastructure]);
 }
 

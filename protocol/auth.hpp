@@ -58,9 +58,9 @@ struct auth_view {
   std::unordered_map<std::string, auth_session> sessions;
 };
 
-using auth_actor = caf::typed_actor<caf::replies_to<auth_check>::with<auth_state>,
-                                    caf::replies_to<login_attempt>::with<login_outcome>,
-                                    caf::reacts_to<logout_request>,
-                                    caf::reacts_to<settings_reloaded>>;
+using auth_actor =
+    caf::typed_actor<caf::replies_to<auth_check>::with<auth_state>,
+                     caf::replies_to<login_attempt>::with<login_outcome>,
+                     caf::reacts_to<logout_request>, caf::reacts_to<settings_reloaded>>;
 
 }  // namespace mixerd

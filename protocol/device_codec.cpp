@@ -173,7 +173,8 @@ struct host_encoder {
     std::string color = c.color;
     std::string message = c.message;
     std::string subtitle = c.subtitle;
-    // Shortening order (protocol/README.md): subtitle, then message; icon and color only if they alone are too long.
+    // Shortening order (protocol/README.md): subtitle, then message; icon and color only if they
+    // alone are too long.
     const bool cut = fit_fields({&subtitle, &message, &color, &icon}, max_line - head.size() - 3);
     return {head + escape_field(icon) + "," + escape_field(color) + "," + escape_field(message) +
                 "," + escape_field(subtitle),

@@ -48,4 +48,11 @@ inline constexpr std::size_t hub_max_subscribers = 4096;
 // Settings persistence: changes are coalesced and written at most this often.
 inline constexpr auto settings_flush_delay = std::chrono::milliseconds(250);
 
+// Requests between actors and from the gateways: an answer that does not come within this is an
+// internal error (logged), never a hang. A login waits longer: password checks queue.
+inline constexpr auto actor_request_timeout = std::chrono::seconds(10);
+inline constexpr auto login_request_timeout = std::chrono::seconds(60);
+// Saving settings at shutdown (an fsync on a slow SD card).
+inline constexpr auto shutdown_flush_timeout = std::chrono::seconds(30);
+
 }  // namespace mixerd::limits

@@ -21,11 +21,10 @@ struct settings_reloaded {
 // get -> whole settings; put -> sets a top-level key, saved soon (coalesced); flush -> saves now
 // (true on success); reload -> re-reads the file (SIGHUP); watch -> the watcher receives
 // settings_reloaded after every reload.
-using settings_actor =
-    caf::typed_actor<caf::replies_to<caf::get_atom>::with<nlohmann::json>,
-                     caf::reacts_to<caf::put_atom, std::string, nlohmann::json>,
-                     caf::replies_to<caf::flush_atom>::with<bool>,
-                     caf::replies_to<reload_atom>::with<bool>,
-                     caf::reacts_to<watch_atom, caf::actor>>;
+using settings_actor = caf::typed_actor<caf::replies_to<caf::get_atom>::with<nlohmann::json>,
+                                        caf::reacts_to<caf::put_atom, std::string, nlohmann::json>,
+                                        caf::replies_to<caf::flush_atom>::with<bool>,
+                                        caf::replies_to<reload_atom>::with<bool>,
+                                        caf::reacts_to<watch_atom, caf::actor>>;
 
 }  // namespace mixerd

@@ -128,7 +128,6 @@ std::optional<std::string> normalize_color(std::string_view text);
 // The device line of a toast (escaped, shortened to the line limit).
 protocol::cmd_toast to_device_command(const toast_content& toast);
 
-
 nlohmann::json handler_to_json(const toast_handler& handler);
 
 }  // namespace notify

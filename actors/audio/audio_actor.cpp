@@ -334,9 +334,7 @@ audio_impl::behavior_type audio_behavior(audio_impl::stateful_pointer<audio_stat
         self->state.master_seq = m.seq;
         apply_master(self);
       },
-      [self](watch_atom, const caf::actor& watcher) {
-        self->state.watchers.push_back(watcher);
-      },
+      [self](watch_atom, const caf::actor& watcher) { self->state.watchers.push_back(watcher); },
       [self](caf::get_atom, sessions_atom) { return sessions(self->state); },
   };
 }

@@ -89,10 +89,11 @@ struct audio_state {
 
 // The audio actor's full interface: its public one plus the libpulse client's reports and its
 // timers.
-using audio_impl = audio_actor::extend<
-    caf::reacts_to<pulse_link>, caf::reacts_to<retry_atom>, caf::reacts_to<pulse_defaults>,
-    caf::reacts_to<pulse_device>, caf::reacts_to<pulse_stream>, caf::reacts_to<pulse_stream_gone>,
-    caf::reacts_to<pulse_op_done>, caf::reacts_to<recheck_atom, std::uint32_t>>;
+using audio_impl =
+    audio_actor::extend<caf::reacts_to<pulse_link>, caf::reacts_to<retry_atom>,
+                        caf::reacts_to<pulse_defaults>, caf::reacts_to<pulse_device>,
+                        caf::reacts_to<pulse_stream>, caf::reacts_to<pulse_stream_gone>,
+                        caf::reacts_to<pulse_op_done>, caf::reacts_to<recheck_atom, std::uint32_t>>;
 
 // `initial`: the mixer's state at start (targets, levels, mutes, master volume).
 audio_impl::behavior_type audio_behavior(audio_impl::stateful_pointer<audio_state> self,

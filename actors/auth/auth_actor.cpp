@@ -122,7 +122,8 @@ caf::result<login_outcome> login(self_ptr self, const login_attempt& req) {
   // first answer is throttled like a series.
   if (st.failures.size() <= max_tracked_addresses) failures.push_back(clock::now());
   if (!st.password_checker)
-    st.password_checker = self->spawn<caf::detached>(password_checker, caf::actor_cast<caf::actor>(self));
+    st.password_checker =
+        self->spawn<caf::detached>(password_checker, caf::actor_cast<caf::actor>(self));
   // The hash is checked even for a wrong name, so both failures take the same time.
   auto promise = self->make_response_promise<login_outcome>();
   self->request(st.password_checker, caf::infinite, req, st.config.password_hash)

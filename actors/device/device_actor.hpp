@@ -1,7 +1,7 @@
 // The device actor owns the serial link to the hardware and the device status (connected,
 // port, display page, firmware version). It finds the port, runs the handshake and the
-// keep-alive of protocol/README.md, turns each device line into a typed event on the hub, sends host
-// commands as lines, and reconnects with back-off after a hang-up, a vanished port or 6 s of
+// keep-alive of protocol/README.md, turns each device line into a typed event on the hub, sends
+// host commands as lines, and reconnects with back-off after a hang-up, a vanished port or 6 s of
 // silence.
 // Interface: protocol/device.hpp; the status is published as a snapshot on every change.
 #pragma once
@@ -56,11 +56,12 @@ struct device_state {
 
 // The device actor's full interface: its public one plus what its serial link and its timers
 // send it (each tagged with the link's generation, so an old link's messages are dropped).
-using device_impl = device_actor::extend<
-    caf::reacts_to<retry_atom, std::uint64_t>, caf::reacts_to<opened_atom, std::uint64_t>,
-    caf::reacts_to<line_atom, std::uint64_t, std::string, bool>,
-    caf::reacts_to<closed_atom, std::uint64_t, std::string>,
-    caf::reacts_to<keepalive_atom, std::uint64_t>>;
+using device_impl =
+    device_actor::extend<caf::reacts_to<retry_atom, std::uint64_t>,
+                         caf::reacts_to<opened_atom, std::uint64_t>,
+                         caf::reacts_to<line_atom, std::uint64_t, std::string, bool>,
+                         caf::reacts_to<closed_atom, std::uint64_t, std::string>,
+                         caf::reacts_to<keepalive_atom, std::uint64_t>>;
 
 device_impl::behavior_type device_behavior(device_impl::stateful_pointer<device_state> self,
                                            device_config config,

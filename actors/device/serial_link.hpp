@@ -1,8 +1,8 @@
 // Byte I/O of the device link on the shared Asio io_context, through Asio's serial_port: one
 // path for a real ttyACM and for a pseudo-terminal (libserialport 0.1.1 cannot open a pty;
-// libserialport 0.1.1 cannot read a pty's modem lines: TIOCMGET fails). It frames lines and reports them, and a hang-up, to the device actor
-// as messages tagged with the connection's generation, so late messages of an old connection
-// are recognised and dropped.
+// libserialport 0.1.1 cannot read a pty's modem lines: TIOCMGET fails). It frames lines and reports
+// them, and a hang-up, to the device actor as messages tagged with the connection's generation, so
+// late messages of an old connection are recognised and dropped.
 //
 // Messages sent to `owner`:
 //   (opened_atom, uint64_t gen)

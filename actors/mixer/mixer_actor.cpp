@@ -1,8 +1,8 @@
 #include "actors/mixer/mixer_actor.hpp"
 
 #include <algorithm>
-#include <type_traits>
 #include <caf/all.hpp>
+#include <type_traits>
 
 #include "actors/log.hpp"
 #include "protocol/json.hpp"

@@ -29,8 +29,8 @@ load_result load(const std::string& path);
 
 // One locked read-modify-write of the settings file, as every writer must do it. `change`
 // edits the loaded settings and says whether it changed anything; only then is the file
-// written. exit_code follows the command line's exit codes: 0 done, 1 lock or write failed, 2 the file is broken
-// (and was left untouched). `error` says what went wrong, naming the file.
+// written. exit_code follows the command line's exit codes: 0 done, 1 lock or write failed, 2 the
+// file is broken (and was left untouched). `error` says what went wrong, naming the file.
 struct update_result {
   nlohmann::json settings;
   bool changed = false;

@@ -65,7 +65,8 @@ std::optional<outcome> screen(self_ptr self, const std::string& handler, toast_c
 template <class Done>
 void deliver(self_ptr self, std::string handler, toast_content toast, Done done) {
   if (auto verdict = screen(self, handler, toast)) return done(*verdict);
-  self->request(self->state.wiring.device, caf::infinite, caf::get_atom_v, status_atom_v)
+  self->request(self->state.wiring.device, limits::actor_request_timeout, caf::get_atom_v,
+                status_atom_v)
       .then(
           [self, handler, toast, done](const device_status& status) mutable {
             if (!status.connected) {
@@ -135,7 +136,7 @@ caf::result<std::string> regenerate(self_ptr self) {
   log::info(component, "notification API key regenerated");
   auto rp = self->make_response_promise<std::string>();
   // Answer once the file holds the key, so `mixerd api-key` agrees with the client at once.
-  self->request(self->state.wiring.settings, caf::infinite, caf::flush_atom_v)
+  self->request(self->state.wiring.settings, limits::actor_request_timeout, caf::flush_atom_v)
       .then(
           [rp, key](bool saved) mutable {
             if (!saved) log::error(component, "the new API key is in effect but not saved yet");

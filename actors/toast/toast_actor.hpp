@@ -16,9 +16,9 @@
 
 #include "protocol/device.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/rate_limit.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/snapshot.hpp"
-#include "protocol/rate_limit.hpp"
 #include "protocol/toast.hpp"
 
 namespace mixerd {

@@ -12,9 +12,9 @@ void get_audio_sessions(http::exchange& x) {
   if (view)
     for (const auto& s : view->sessions)
       list.push_back({{"name", s.name}, {"displayName", s.display_name}});
-  auto options = nlohmann::json::array(
-      {{{"name", "system_default_output"}, {"displayName", "System output"}},
-       {{"name", "system_default_input"}, {"displayName", "Microphone"}}});
+  auto options =
+      nlohmann::json::array({{{"name", "system_default_output"}, {"displayName", "System output"}},
+                             {{"name", "system_default_input"}, {"displayName", "Microphone"}}});
   reply(x, {{"sessions", std::move(list)}, {"systemOptions", std::move(options)}});
 }
 

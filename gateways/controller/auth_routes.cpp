@@ -3,6 +3,7 @@
 #include "actors/auth/session_table.hpp"
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/json_body.hpp"
+#include "protocol/limits.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/validation.hpp"
 
@@ -11,8 +12,6 @@ namespace mixerd::controller {
 namespace {
 
 constexpr std::size_t max_credential_bytes = 1024;
-// A password check takes ~0.1 s here and a second on a Pi, and checks queue behind each other.
-constexpr auto login_timeout = std::chrono::seconds(60);
 
 // HttpOnly keeps scripts away from it; SameSite=Lax keeps other sites from riding on it.
 std::string session_cookie_header(const std::string& id, int max_age, bool tls) {
@@ -37,8 +36,8 @@ void answer_login(const http::responder& respond, const http::listener_policy& p
   using r = login_outcome::result;
   if (out.what == r::invalid) return respond(policy.errors(401, "Invalid username or password"));
   if (out.what == r::throttled) {
-    auto res = policy.errors(429, "Too many failed logins; try again in " +
-                                      std::to_string(out.retry_after) + " s");
+    auto res = policy.errors(
+        429, "Too many failed logins; try again in " + std::to_string(out.retry_after) + " s");
     res.headers.emplace_back("Retry-After", std::to_string(out.retry_after));
     return respond(std::move(res));
   }
@@ -61,9 +60,9 @@ void post_login(http::exchange& x) {
   if (!remember) return x.respond(x.error(400, error));
   login_attempt attempt{std::move(*username), std::move(*password), *remember,
                         x.req.client_address};
-  x.actor.request(x.dir.get<auth_actor>(), login_timeout, std::move(attempt))
-      .then([respond = x.respond, &policy = x.policy](
-                const login_outcome& out) { answer_login(respond, policy, out); },
+  x.actor.request(x.dir.get<auth_actor>(), limits::login_request_timeout, std::move(attempt))
+      .then([respond = x.respond,
+             &policy = x.policy](const login_outcome& out) { answer_login(respond, policy, out); },
             x.failed("auth"));
 }
 

@@ -57,7 +57,6 @@ std::shared_ptr<boost::asio::ssl::context> make_tls_context(const std::string& c
                                                             const std::string& key_file,
                                                             std::string& error);
 
-
 // Handler-supplied text goes verbatim into the header block; CR/LF would allow injection.
 inline bool has_crlf(std::string_view s) {
   return s.find_first_of("\r\n") != std::string_view::npos;

@@ -1,8 +1,8 @@
 #include "gateways/http/router.hpp"
 
+#include <algorithm>
 #include <array>
 #include <caf/all.hpp>
-#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -64,9 +64,9 @@ bool read_integers(exchange& x, const route& r) {
     if (p->is_integer) {
       std::string error;
       std::string name(p->name);
-      auto value = validation::index_segment(x.segments[position], name.c_str(),
-                                             static_cast<int>(p->lo), static_cast<int>(p->hi),
-                                             error);
+      auto value =
+          validation::index_segment(x.segments[position], name.c_str(), static_cast<int>(p->lo),
+                                    static_cast<int>(p->hi), error);
       if (!value) {
         x.respond(x.error(400, error));
         return false;
@@ -104,9 +104,10 @@ std::function<void(caf::error&)> exchange::failed(std::string_view what) const {
   return [respond = respond, errors = policy.errors, listener = policy.name,
           target = req.method + " " + req.path, what = std::string(what)](caf::error& e) {
     if (e == caf::sec::request_receiver_down) return respond(errors(503, "The daemon is stopping"));
-    log::error(listener, target, ": ",
-               e == caf::sec::request_timeout ? "no answer in time from " : "unexpected reply from ",
-               what, " (", caf::to_string(e), ")");
+    log::error(
+        listener, target, ": ",
+        e == caf::sec::request_timeout ? "no answer in time from " : "unexpected reply from ", what,
+        " (", caf::to_string(e), ")");
     respond(errors(500, "Internal error"));
   };
 }

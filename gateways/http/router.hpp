@@ -21,13 +21,11 @@
 #include "actors/directory.hpp"
 #include "gateways/http/io_actor.hpp"
 #include "gateways/http/server.hpp"
+#include "protocol/limits.hpp"
 
 namespace mixerd::http {
 
 enum class listener_kind { controller, notification, plant_store };
-
-// How long a request to an actor may take before the client gets a 500.
-inline constexpr auto actor_request_timeout = std::chrono::seconds(10);
 
 struct listener_policy;
 struct route;
@@ -56,7 +54,7 @@ struct exchange {
   // Asks `dest`; `on_reply` receives the typed reply on the io thread.
   template <class Handle, class OnReply, class... Ts>
   void ask(const Handle& dest, OnReply on_reply, Ts&&... xs) {
-    actor.request(dest, actor_request_timeout, std::forward<Ts>(xs)...)
+    actor.request(dest, limits::actor_request_timeout, std::forward<Ts>(xs)...)
         .then(std::move(on_reply), failed(typeid(Handle).name()));
   }
 };

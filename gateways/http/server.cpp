@@ -25,7 +25,6 @@ using tcp = net::ip::tcp;
 using detail::config;
 using detail::session_base;
 
-
 std::string_view request::header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
     if (uri::iequals(key, name)) return value;
@@ -49,7 +48,6 @@ response config::error(int status, std::string_view message) const {
   r.body = std::string(message);
   return r;
 }
-
 
 }  // namespace detail
 

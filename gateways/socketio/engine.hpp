@@ -1,8 +1,8 @@
 // Engine.IO v4 server sessions for the controller listener (transport state lives
 // here, on the io thread; domain state stays in actors). Speaks polling (long-poll GET, POST
 // payloads), websocket, the polling -> websocket upgrade and the server-driven ping, as the
-// reference server sends them (tests/integration/test_socketio_wire.py). What travels inside message packets is
-// the Socket.IO layer's business (namespace.hpp), reached through engine_hooks.
+// reference server sends them (tests/integration/test_socketio_wire.py). What travels inside
+// message packets is the Socket.IO layer's business (namespace.hpp), reached through engine_hooks.
 //
 // Threading: every member function, hook and timer runs on the io thread. Nothing here blocks.
 #pragma once

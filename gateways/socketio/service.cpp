@@ -7,11 +7,11 @@
 
 #include "actors/auth/session_table.hpp"
 #include "actors/log.hpp"
-#include "protocol/messages.hpp"
 #include "gateways/socketio/broadcaster.hpp"
 #include "gateways/socketio/engine.hpp"
 #include "gateways/socketio/namespace.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/messages.hpp"
 #include "protocol/socketio_codec.hpp"
 
 namespace mixerd::socketio {

@@ -31,10 +31,10 @@ void admission_gate(const std::shared_ptr<http::exchange>& held, const http::rou
           return x.respond(std::move(res));
         }
         if (a.what == v::unauthorized)
-          return x.respond(x.error(
-              401, key_given ? "Invalid API key"
-                             : "Missing API key: send it in the X-API-Key header or the "
-                               "api_key query parameter"));
+          return x.respond(
+              x.error(401, key_given ? "Invalid API key"
+                                     : "Missing API key: send it in the X-API-Key header or the "
+                                       "api_key query parameter"));
         next(x);
       },
       std::move(admit));

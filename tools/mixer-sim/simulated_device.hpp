@@ -1,6 +1,6 @@
 // The simulated device: the far end of a pseudo-terminal that answers like the open firmware
-// (protocol/README.md, "Simulator") and produces input from text commands. Used by the mixer-sim tool
-// and by `mixerd --simulate`; both drive it on an Asio io_context.
+// (protocol/README.md, "Simulator") and produces input from text commands. Used by the mixer-sim
+// tool and by `mixerd --simulate`; both drive it on an Asio io_context.
 #pragma once
 
 #include <functional>

@@ -175,8 +175,7 @@ int run_daemon(const cli::options& opts) {
   const std::string bind = pick_string(opts.bind, settings, "bind_address", "0.0.0.0");
   auto toast_port = std::make_shared<std::uint16_t>(0);
   const auto controller_policy = controller::listener_policy(tls.enabled());
-  const auto notification_policy =
-      toast_api::listener_policy({bind, tls.enabled(), toast_port});
+  const auto notification_policy = toast_api::listener_policy({bind, tls.enabled(), toast_port});
   const auto plants_policy = plants_api::listener_policy();
   const planned_listener plan[] = {
       {"controller",
