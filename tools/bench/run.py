@@ -225,9 +225,20 @@ def peer_slider_values(url):
     return [s["value"] for s in json.loads(body)["sliders"]]
 
 
-WRK_FIGURES = ("requests_per_s", "p50_ms", "p75_ms", "p90_ms", "p99_ms", "server_cpu_s",
-               "server_cpu_user_s", "server_cpu_system_s", "server_cpu_us_per_request",
-               "server_cpu_user_us_per_request", "server_cpu_system_us_per_request")
+WRK_FIGURES = ("requests_per_s", "p50_ms", "p75_ms", "p90_ms", "p99_ms")
+# Taken from the run(s) with the median CPU per request, so that user + system adds up.
+WRK_CPU_FIGURES = ("server_cpu_us_per_request", "server_cpu_user_us_per_request",
+                   "server_cpu_system_us_per_request", "server_cpu_s", "server_cpu_user_s",
+                   "server_cpu_system_s")
+
+
+def median_runs(runs, key):
+    """The middle run (odd count) or the two middle runs (even count), ordered by key."""
+    ordered = sorted((run for run in runs if run.get(key) is not None), key=lambda run: run[key])
+    if not ordered:
+        return []
+    mid = len(ordered) // 2
+    return ordered[mid:mid + 1] if len(ordered) % 2 else ordered[mid - 1:mid + 1]
 
 
 def wrk_in_turn(servers, cfg):
@@ -247,6 +258,10 @@ def wrk_in_turn(servers, cfg):
         for key in WRK_FIGURES:
             values = [run[key] for run in runs if run.get(key) is not None]
             out[name][key] = round(statistics.median(values), 3) if values else None
+        middle = median_runs(runs, "server_cpu_us_per_request")
+        for key in WRK_CPU_FIGURES:
+            out[name][key] = (round(statistics.mean(run[key] for run in middle), 3) if middle
+                              else None)
         out[name]["command"] = runs[0]["command"]
         out[name]["rounds"] = len(runs)
         out[name]["seconds_each"] = cfg["wrk_seconds"]
