@@ -1,7 +1,9 @@
 """mixerd benchmark driver: the real daemon on free loopback ports with a pty as the device, the
-machine's floor measured in the same run, one JSON object (build/bench/results.json) and a table.
+Node peer (tools/bench/node_peer) and the machine's floor measured in the same run, taking turns,
+one JSON object (build/bench/results.json) and a table.
 
-    /usr/bin/python3 tools/bench/run.py [--quick] [--mixerd PATH] [--floor-server PATH] [--out F]
+    /usr/bin/python3 tools/bench/run.py [--quick] [--mixerd PATH] [--floor-server PATH]
+                                        [--node-peer PATH] [--out F]
 
 tools/bench/run.sh installs, builds and then runs this. What is measured and why the floor is a
 fair one: README.md, "Benchmarks".
@@ -14,6 +16,7 @@ import os
 import platform
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,11 +32,13 @@ import report  # noqa: E402
 import sio_latency as lat  # noqa: E402
 
 # seconds: lines per measured path (rate * seconds), sent in chunks of chunk_s that take turns
-# with the floor's, after warm_up_s of lines that are not counted.
-FULL = {"seconds": 10, "chunk_s": 2, "warm_up_s": 1, "rate": 200, "wrk_seconds": 10,
-        "startup_runs": 10, "settle_s": 2.0, "many": 100}
+# with the floor's and the Node peer's, after warm_up_s of lines that are not counted.
+# wrk_rounds runs of wrk_seconds per server, taking turns (mixerd, Node peer, floor, mixerd, ...),
+# after one uncounted run of wrk_warm_up_s each.
+FULL = {"seconds": 10, "chunk_s": 2, "warm_up_s": 1, "rate": 200, "wrk_seconds": 5,
+        "wrk_rounds": 3, "wrk_warm_up_s": 1, "startup_runs": 10, "settle_s": 2.0, "many": 100}
 QUICK = {"seconds": 2, "chunk_s": 1, "warm_up_s": 1, "rate": 200, "wrk_seconds": 2,
-         "startup_runs": 3, "settle_s": 0.5, "many": 100}
+         "wrk_rounds": 2, "wrk_warm_up_s": 1, "startup_runs": 3, "settle_s": 0.5, "many": 100}
 
 
 def loadavg():
@@ -55,7 +60,27 @@ def machine_info(mixerd):
     return {"cpus": os.cpu_count(), "cpu_model": model, "kernel": platform.release(),
             "mixerd": mixerd, "mixerd_version": version_of([mixerd, "--version"]),
             "node": version_of(["node", "--version"]), "wrk": version_of(["wrk", "-v"]),
+            "socket_io": socket_io_version(),
             "loadavg_start": loadavg()}
+
+
+def socket_io_version():
+    try:
+        path = os.path.join(HERE, "node_peer", "node_modules", "socket.io", "package.json")
+        with open(path) as f:
+            return json.load(f)["version"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def get_raw(url):
+    """(status, body bytes) of GET url, on a connection of its own."""
+    host, _, rest = url.removeprefix("http://").partition("/")
+    conn = http.client.HTTPConnection(*host.split(":"), timeout=10)
+    with contextlib.closing(conn):
+        conn.request("GET", "/" + rest)
+        resp = conn.getresponse()
+        return resp.status, resp.read()
 
 
 class FloorServer:
@@ -82,8 +107,33 @@ class FloorServer:
             self.proc.wait()
 
 
+class NodePeer:
+    """tools/bench/node_peer/server.js on a pty: the same paths written the usual way in Node."""
+
+    def __init__(self, script, pty_path, sliders_body):
+        self.proc = subprocess.Popen(["node", script, pty_path, sliders_body],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        first = self.proc.stdout.readline()
+        m = re.match(r"port (\d+)", first)
+        if not m:
+            self.close()
+            raise RuntimeError(f"the Node peer did not start: {first!r}")
+        self.url = f"http://127.0.0.1:{m.group(1)}"
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()  # its signal to end
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+
+
 def run_wrk(url, seconds, server_pid):
-    """wrk -t2 -c50 --latency with keep-alive (wrk's default)."""
+    """wrk -t2 -c50 --latency with keep-alive (wrk's default). The server's CPU time (utime +
+    stime of all its threads, /proc/PID/stat) is read right before and right after wrk; divided
+    by the requests wrk completed, it is the server's CPU per request."""
     cmd = ["wrk", "-t2", "-c50", f"-d{seconds}s", "--latency", url]
     user0, system0 = footprint.cpu_times(server_pid)
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 30).stdout
@@ -96,6 +146,11 @@ def run_wrk(url, seconds, server_pid):
     result["requests_per_s"] = float(m.group(1)) if m else None
     m = re.search(r"(\d+) requests in", out)
     result["requests"] = int(m.group(1)) if m else None
+    if result["requests"]:
+        per = 1e6 / result["requests"]
+        result["server_cpu_us_per_request"] = round(result["server_cpu_s"] * per, 2)
+        result["server_cpu_user_us_per_request"] = round(result["server_cpu_user_s"] * per, 2)
+        result["server_cpu_system_us_per_request"] = round(result["server_cpu_system_s"] * per, 2)
     units = {"us": 1e-3, "ms": 1.0, "s": 1e3}
     for p, value, unit in re.findall(r"^\s+(50|75|90|99)%\s+([\d.]+)(us|ms|s)\s*$", out, re.M):
         result[f"p{p}_ms"] = round(float(value) * units[unit], 3)
@@ -163,18 +218,82 @@ def slider_values(daemon):
     return [s["value"] for s in conftest.get_json(daemon, "/api/sliders")["sliders"]]
 
 
-def measure_paths(tmp, daemon, device, floor_binary, cfg, stack, result):
-    """The floor and mixerd take turns in chunks (floor, mixerd, floor, mixerd, ...) with the
-    same clients connected throughout, so that both see the same machine load."""
+def peer_slider_values(url):
+    status, body = get_raw(url + "/api/sliders")
+    if status != 200:
+        raise RuntimeError(f"{url}/api/sliders answered {status}")
+    return [s["value"] for s in json.loads(body)["sliders"]]
+
+
+WRK_FIGURES = ("requests_per_s", "p50_ms", "p75_ms", "p90_ms", "p99_ms")
+# Taken from the run(s) with the median CPU per request, so that user + system adds up.
+WRK_CPU_FIGURES = ("server_cpu_us_per_request", "server_cpu_user_us_per_request",
+                   "server_cpu_system_us_per_request", "server_cpu_s", "server_cpu_user_s",
+                   "server_cpu_system_s")
+
+
+def median_runs(runs, key):
+    """The middle run (odd count) or the two middle runs (even count), ordered by key."""
+    ordered = sorted((run for run in runs if run.get(key) is not None), key=lambda run: run[key])
+    if not ordered:
+        return []
+    mid = len(ordered) // 2
+    return ordered[mid:mid + 1] if len(ordered) % 2 else ordered[mid - 1:mid + 1]
+
+
+def wrk_in_turn(servers, cfg):
+    """servers: [(name, url, pid)]. One uncounted wrk run of wrk_warm_up_s each (node compiles
+    its hot paths, every server grows its buffers), then wrk_rounds rounds in which the servers
+    take turns, so that all see the same load from the rest of the machine. Every figure is the
+    median over the rounds; each run is kept in "runs"."""
+    out = {name: {"runs": []} for name, _, _ in servers}
+    for name, url, pid in servers:
+        out[name]["warm_up"] = run_wrk(url, cfg["wrk_warm_up_s"], pid)
+    for r in range(cfg["wrk_rounds"]):
+        for name, url, pid in servers:
+            print(f"bench: wrk round {r + 1}/{cfg['wrk_rounds']}: {name}", flush=True)
+            out[name]["runs"].append(run_wrk(url, cfg["wrk_seconds"], pid))
+    for name, url, _ in servers:
+        runs = out[name]["runs"]
+        for key in WRK_FIGURES:
+            values = [run[key] for run in runs if run.get(key) is not None]
+            out[name][key] = round(statistics.median(values), 3) if values else None
+        middle = median_runs(runs, "server_cpu_us_per_request")
+        for key in WRK_CPU_FIGURES:
+            out[name][key] = (round(statistics.mean(run[key] for run in middle), 3) if middle
+                              else None)
+        out[name]["command"] = runs[0]["command"]
+        out[name]["rounds"] = len(runs)
+        out[name]["seconds_each"] = cfg["wrk_seconds"]
+        out[name]["requests"] = sum(run["requests"] or 0 for run in runs)
+        out[name]["non_2xx"] = sum(run["non_2xx"] for run in runs)
+        out[name]["socket_errors"] = [run["socket_errors"] for run in runs if run["socket_errors"]]
+    return out
+
+
+def measure_paths(tmp, daemon, device, args, cfg, stack, result):
+    """The floor, the Node peer and mixerd take turns in chunks (floor, Node peer, mixerd, floor,
+    ...) with the same clients connected throughout, so that all see the same machine load."""
     rate, seconds = cfg["rate"], cfg["seconds"]
     chunk, rounds = cfg["chunk_s"] * rate, seconds // cfg["chunk_s"]
     warm_up = cfg["warm_up_s"] * rate
     floor_out = result["floor"] = {}
+    node_out = result["node"] = {"serial": {}, "memory_with_clients": {}}
     mixerd_out = result["mixerd"] = {"serial": {}, "rest": {}, "memory_with_clients": {}}
+    status, body = get_raw(daemon.url("/api/sliders"))
+    if status != 200:
+        raise RuntimeError(f"mixerd answered GET /api/sliders with {status}")
     floor_device = fake_device(tmp, "floor", stack)
-    body = json.dumps(conftest.get_json(daemon, "/api/sliders"), separators=(",", ":"))
-    floor = FloorServer(floor_binary, floor_device.path, body)
+    floor = FloorServer(args.floor_server, floor_device.path, body.decode())
     stack.callback(floor.close)
+    node_device = fake_device(tmp, "node", stack)
+    node = NodePeer(args.node_peer, node_device.path, body.decode())
+    stack.callback(node.close)
+    # The same bytes from all three, or the HTTP comparison is not one.
+    for name, url in (("Node peer", node.url), ("floor server", floor.url)):
+        if get_raw(url + "/api/sliders") != (200, body):
+            raise RuntimeError(f"the {name}'s GET /api/sliders body differs from mixerd's")
+    result["sliders_body"] = {"bytes": len(body), "same_from_all": True}
     floor_plan = lat.SliderPlan()
     pid = daemon.proc.pid
 
@@ -188,20 +307,38 @@ def measure_paths(tmp, daemon, device, floor_binary, cfg, stack, result):
             all_floor_sends += floor_series.warm_up(serial_sender(floor_device, floor_plan),
                                                     warm_up, rate)
             for transport in ("websocket", "default"):
-                print(f"bench: {n} client(s), {transport}: floor and mixerd", flush=True)
+                print(f"bench: {n} client(s), {transport}: floor, Node peer and mixerd",
+                      flush=True)
                 with contextlib.closing(
+                        lat.NodeClients(node.url, n, transport, None)) as node_clients, \
+                     contextlib.closing(
                         lat.NodeClients(daemon.url(""), n, transport, "initial_state")) as clients:
+                    node_series = lat.Series(node_clients, node.proc.pid)
+                    node_send = serial_sender(node_device,
+                                              lat.SliderPlan(peer_slider_values(node.url)))
+                    node_series.warm_up(node_send, warm_up, rate)
                     series = lat.Series(clients, pid)
-                    plan = lat.SliderPlan(slider_values(daemon))
-                    series.warm_up(serial_sender(device, plan), warm_up, rate)
+                    send = serial_sender(device, lat.SliderPlan(slider_values(daemon)))
+                    series.warm_up(send, warm_up, rate)
                     for _ in range(rounds):
                         all_floor_sends += floor_series.chunk(
                             serial_sender(floor_device, floor_plan), chunk, rate)
-                        series.chunk(serial_sender(device, plan), chunk, rate)
-                    figures = series.summary()
+                        node_series.chunk(node_send, chunk, rate)
+                        series.chunk(send, chunk, rate)
                     beside = floor_series.chunk_p99_ms[-rounds:]
+                    node_figures = node_series.summary()
+                    node_figures["floor_chunk_p99_ms"] = beside
+                    node_figures["p99_to_floor"] = lat.paired_ratios(node_series.chunk_p99_ms,
+                                                                     beside)
+                    node_out["serial"][f"{transport}_{n}"] = node_figures
+                    node_out["memory_with_clients"][f"{transport}_{n}"] = footprint.memory(
+                        node.proc.pid)
+                    figures = series.summary()
                     figures["floor_chunk_p99_ms"] = beside
                     figures["p99_to_floor"] = lat.paired_ratios(series.chunk_p99_ms, beside)
+                    figures["node_chunk_p99_ms"] = node_series.chunk_p99_ms
+                    figures["p99_to_node"] = lat.paired_ratios(series.chunk_p99_ms,
+                                                               node_series.chunk_p99_ms)
                     mixerd_out["serial"][f"{transport}_{n}"] = figures
                     mixerd_out["memory_with_clients"][f"{transport}_{n}"] = footprint.memory(pid)
                     if transport != "websocket":
@@ -218,11 +355,21 @@ def measure_paths(tmp, daemon, device, floor_binary, cfg, stack, result):
             floor_out[f"ws_{n}"] = floor_series.summary()
             floor_out[f"ws_{n}"]["server_memory"] = footprint.memory(floor.proc.pid)
 
-    print("bench: wrk: floor, then mixerd", flush=True)
-    floor_out["http"] = run_wrk(floor.url + "/api/sliders", cfg["wrk_seconds"], floor.proc.pid)
-    mixerd_out["http"] = run_wrk(daemon.url("/api/sliders"), cfg["wrk_seconds"], pid)
+    servers = [("mixerd", daemon.url("/api/sliders"), pid),
+               ("node", node.url + "/api/sliders", node.proc.pid),
+               ("floor", floor.url + "/api/sliders", floor.proc.pid)]
+    # The values moved apart in the serial phases: a body may now be a digit longer or shorter.
+    body_bytes = {name: len(get_raw(url)[1]) for name, url, _ in servers}
+    print("bench: wrk, in turn: mixerd, Node peer, floor", flush=True)
+    http_out = wrk_in_turn(servers, cfg)
+    for name, out in (("mixerd", mixerd_out), ("node", node_out), ("floor", floor_out)):
+        out["http"] = http_out[name]
+        out["http"]["body_bytes"] = body_bytes[name]
     time.sleep(0.5)  # closing 50 connections takes mixerd a few ms
     mixerd_out["memory_after_wrk"] = footprint.memory(pid)
+    node_out["memory_after_wrk"] = footprint.memory(node.proc.pid)
+    node.close()
+    node_out["exit_code"] = node.proc.returncode
 
     reads = floor.pty_reads()
     expected = [f"SLIDER,{index - 1},{value}" for index, value, _ in all_floor_sends]
@@ -259,7 +406,7 @@ def measure(args, cfg, stack):
     idle["cpu_percent"] = round((footprint.cpu_seconds(pid) - cpu0) / cfg["settle_s"] * 100, 2)
     result["idle"] = idle
 
-    measure_paths(tmp, daemon, device, args.floor_server, cfg, stack, result)
+    measure_paths(tmp, daemon, device, args, cfg, stack, result)
     code = daemon.stop()
     result["mixerd"]["exit_code"] = code
     if code != 0:
@@ -276,6 +423,7 @@ def main():
     parser.add_argument("--mixerd", default=os.path.join(ROOT, "build/release/tools/mixerd"))
     parser.add_argument("--floor-server",
                         default=os.path.join(ROOT, "build/release/tools/bench/floor_server"))
+    parser.add_argument("--node-peer", default=os.path.join(HERE, "node_peer", "server.js"))
     parser.add_argument("--codec-bench",
                         default=os.path.join(ROOT, "build/release/tools/bench/codec_bench"))
     parser.add_argument("--out", default=os.path.join(ROOT, "build/bench/results.json"))
@@ -284,6 +432,10 @@ def main():
     for binary in (args.mixerd, args.floor_server):
         if not os.access(binary, os.X_OK):
             sys.exit(f"bench: {binary} is missing (tools/bench/run.sh builds it)")
+    socket_io = os.path.join(os.path.dirname(os.path.abspath(args.node_peer)), "node_modules",
+                             "socket.io")
+    if not os.path.isdir(socket_io):
+        sys.exit(f"bench: {socket_io} is missing (tools/bench/run.sh installs it with npm ci)")
     conftest.MIXERD_BIN = args.mixerd
     # SIGTERM unwinds like Ctrl-C, so every process started so far is stopped.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

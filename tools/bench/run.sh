@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The benchmarks in one command: installs what is missing (wrk included), builds the Release
-# mixerd, the floor server and the codec benchmark, fetches socket.io-client once, then runs the
-# driver, which prints a table and writes build/bench/results.json.
+# The benchmarks in one command: installs what is missing (wrk, node and npm included), builds the
+# Release mixerd, the floor server and the codec benchmark, installs socket.io-client (the
+# clients) and socket.io (the Node peer) with npm ci from their lock files, then runs the driver,
+# which prints a table and writes build/bench/results.json.
 #
 #   tools/bench/run.sh [--quick] [--mixerd PATH]
 #
@@ -21,5 +22,12 @@ done
 if [[ ! -d "$root/tests/integration/node/node_modules" ]]; then
   echo "== npm ci (tests/integration/node)"
   (cd "$root/tests/integration/node" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+# Again whenever the lock file changed since the last install.
+peer="$root/tools/bench/node_peer"
+if ! cmp -s "$peer/package-lock.json" "$peer/node_modules/.installed-lock.json"; then
+  echo "== npm ci (tools/bench/node_peer)"
+  (cd "$peer" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$peer/package-lock.json" "$peer/node_modules/.installed-lock.json"
 fi
 exec /usr/bin/python3 "$root/tools/bench/run.py" "$@"
