@@ -173,6 +173,8 @@ HTTP = {
     "toast-health": request("GET", "/api/toast/health"),
     "toast-handlers": request("GET", "/api/toast/handlers", headers=[KEY]),
     "toast-switch": request("POST", "/api/toast/handlers/music", '{"enabled": false}', [KEY]),
+    # An empty {id}: the router lets it through, the toast actor knows no such handler (404).
+    "toast-switch-empty-id": request("POST", "/api/toast/handlers/", '{"enabled": true}', [KEY]),
     "toast-status-network": request("GET", "/api/toast/status", headers=[KEY])
     + request("GET", "/api/toast/network", headers=[KEY]),
     "toast-regenerate": request("POST", "/api/toast/regenerate", "", [KEY]),
