@@ -1,13 +1,23 @@
-// The actors behind the three route tables, for the http_request target: each answers like the
-// real one would (the answer picked by `scenario`, so that every branch of a route is reached),
-// and checks what the route table asks of it: nothing that the request validation should have
-// refused may arrive here (an out-of-range index, an unchecked toast, a malformed token...).
+// The capabilities behind the three listeners' routes, for the http_request target: typed
+// stand-ins for the actors the routes ask (each answers like the real one would, the answer
+// picked by `scenario` so that every branch of a route is reached) and the views the routes read
+// (published to the directory's slots before each input, also picked by `scenario`: login on or
+// off, a live, an idle or an unknown session, the device and the audio server up or down...).
+// The stand-ins check what the routes ask of them: nothing that the request validation should
+// have refused may arrive (an out-of-range index, an unchecked toast, a malformed token...), and
+// no message a route has no business sending (reads come from the views, not from the actors).
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <caf/all.hpp>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 
+#include "actors/auth/session_table.hpp"
+#include "actors/directory.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/plants.hpp"
 #include "protocol/toast.hpp"
@@ -15,25 +25,38 @@
 
 namespace mixerd::fuzz {
 
-// Chosen per request from the input hash; read by the backends (one thread: test coordinator).
+// Chosen per input from its hash; read by the stand-ins and `publish_views` (one thread: the
+// test coordinator and the io_context both run on the fuzzer's thread).
 inline std::uint64_t scenario = 0;
 
 inline unsigned pick(unsigned shift, unsigned choices) {
   return static_cast<unsigned>((scenario >> shift) % choices);
 }
 
+// Session ids the views know (the dictionary and the seeds carry them as cookies): one that is
+// live unless the scenario let it idle out, one that always has.
+inline std::string repeated(std::string_view pair, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i)
+    out += pair;
+  return out;
+}
+inline const std::string live_session = repeated("ab", 32);
+inline const std::string idle_session = repeated("cd", 32);
+
 inline bool in_volume_range(int v) {
   return v >= limits::volume_min && v <= limits::volume_max;
 }
 
-inline caf::behavior mixer_backend() {
+// A route sent a message that routes never send: writes go to their actor, reads come from the
+// views. (A new route that needs one: give the stand-in a real answer.)
+[[noreturn]] inline void not_from_a_route(const char* message) {
+  fail(__FILE__, __LINE__, "a route sent a message routes never send", message);
+}
+
+inline mixer_actor::behavior_type mixer_backend() {
   return {
-      [](caf::get_atom) {
-        mixer_snapshot m;
-        m.sliders[1].assigned = {assignment_type::app, {"Spotify.exe", "firefox"}};
-        m.sliders[2].label = "Caf\xc3\xa9 \xff";  // device text may be invalid UTF-8
-        return m;
-      },
+      [](caf::get_atom) -> mixer_snapshot { not_from_a_route("mixer get"); },
       [](const set_slider_value& v) {
         FUZZ_CHECK(v.index >= 0 && v.index < limits::slider_count);
         FUZZ_CHECK(in_volume_range(v.value));
@@ -43,61 +66,69 @@ inline caf::behavior mixer_backend() {
         FUZZ_CHECK(a.index >= 0 && a.index < limits::slider_count);
         FUZZ_CHECK(a.assigned.names.size() <= 32);
         FUZZ_CHECK(a.assigned.type == assignment_type::app || a.assigned.names.empty());
+        FUZZ_CHECK(a.assigned.type != assignment_type::app || !a.assigned.names.empty());
         for (const auto& name : a.assigned.names)
           FUZZ_CHECK(!name.empty() && name.size() <= 256, name);
         if (a.label) FUZZ_CHECK(a.label->size() <= 64, *a.label);
         return a.assigned;
       },
       [](const toggle_mute& t) {
-        FUZZ_CHECK(t.index >= protocol::master_index && t.index < limits::mute_count);
+        FUZZ_CHECK(t.index == protocol::master_index ||
+                   (t.index >= 0 && t.index < limits::mute_count));
         return pick(0, 2) == 0;
       },
       [](const set_master_volume& v) {
         FUZZ_CHECK(in_volume_range(v.volume));
         return v.volume;
       },
+      [](const event&) { not_from_a_route("event to the mixer"); },
+      [](const master_observed&) { not_from_a_route("master_observed"); },
+      [](const settings_reloaded&) { not_from_a_route("settings_reloaded to the mixer"); },
   };
 }
 
-inline caf::behavior device_backend() {
+inline device_actor::behavior_type device_backend() {
   return {
-      [](caf::get_atom, status_atom) {
-        return device_status{pick(1, 2) == 0, "/dev/ttyACM0", "MAIN", "2.0.0", "Mixlar Mix"};
-      },
+      [](caf::get_atom, status_atom) -> device_status { not_from_a_route("device status"); },
+      [](const protocol::host_command&) { not_from_a_route("device command"); },
   };
 }
 
-inline caf::behavior auth_backend() {
+inline auth_actor::behavior_type auth_backend() {
   return {
-      [](const auth_check& c) {
-        const bool enabled = pick(2, 3) != 0;
-        const bool authenticated = !enabled || (pick(2, 3) == 2 && !c.session_id.empty());
-        return auth_state{enabled, authenticated, authenticated && enabled ? "admin" : ""};
-      },
+      [](const auth_check&) -> auth_state { not_from_a_route("auth_check"); },
       [](const login_attempt& a) {
         FUZZ_CHECK(a.username.size() <= 1024 && a.password.size() <= 1024);
+        FUZZ_CHECK(a.address == "127.0.0.1", a.address);
         login_outcome out;
         out.what = static_cast<login_outcome::result>(pick(4, 4));
-        out.session_id = std::string(64, 'a');
+        out.session_id = live_session;
         out.max_age = a.remember ? 86400 : 0;
         out.retry_after = 300;
         return out;
       },
-      [](const logout_request&) {},
-  };
-}
-
-inline caf::behavior audio_backend() {
-  return {
-      [](caf::get_atom, sessions_atom) {
-        return audio_sessions{{"spotify", "Spotify"}, {"firefox", "Firefox \xe2\x82"}};
+      // The cookie's value as sent (a cookie ends at ';'); empty without one.
+      [](const logout_request& r) {
+        FUZZ_CHECK(r.session_id.find(';') == std::string::npos, r.session_id);
       },
+      [](const settings_reloaded&) { not_from_a_route("settings_reloaded to auth"); },
   };
 }
 
-inline caf::behavior toast_backend() {
+inline audio_actor::behavior_type audio_backend() {
+  return {
+      [](const audio_slider_target&) { not_from_a_route("audio_slider_target"); },
+      [](const audio_slider_level&) { not_from_a_route("audio_slider_level"); },
+      [](const audio_master_level&) { not_from_a_route("audio_master_level"); },
+      [](watch_atom, const caf::actor&) { not_from_a_route("audio watch"); },
+      [](caf::get_atom, sessions_atom) -> audio_sessions { not_from_a_route("audio sessions"); },
+  };
+}
+
+inline toast_actor::behavior_type toast_backend() {
   return {
       [](const toast_admit& a) {
+        FUZZ_CHECK(a.address == "127.0.0.1", a.address);
         toast_admission out;
         out.what = static_cast<toast_admission::verdict>(pick(6, 3));
         if (!a.needs_key && out.what == toast_admission::verdict::unauthorized)
@@ -125,19 +156,28 @@ inline caf::behavior toast_backend() {
             line.text);
         return toast_outcome{static_cast<toast_outcome::result>(pick(8, 3))};
       },
-      [](caf::get_atom, handlers_atom) { return notify::default_handlers(); },
+      [](const toast_notice&) { not_from_a_route("toast_notice"); },
+      [](caf::get_atom, handlers_atom) -> toast_handler_list {
+        not_from_a_route("toast handlers");
+      },
+      // The {id} segment: may be empty (the router lets a handler or its actor answer that; the
+      // toast actor has no such handler: 404), never more than one segment.
       [](const toast_switch& s) {
-        FUZZ_CHECK(!s.id.empty() && s.id.find('/') == std::string::npos, s.id);
+        FUZZ_CHECK(s.id.find('/') == std::string::npos, s.id);
         toast_switch_result out;
         for (const auto& h : notify::default_handlers())
           if (h.id == s.id) out = {true, h};
+        if (out.found) out.handler.enabled = s.enabled;
         return out;
       },
       [](regenerate_atom) { return std::string(64, 'f'); },
+      [](caf::get_atom, history_atom) -> toast_history { not_from_a_route("toast history"); },
+      [](const event&) { not_from_a_route("event to toast"); },
+      [](const settings_reloaded&) { not_from_a_route("settings_reloaded to toast"); },
   };
 }
 
-inline caf::behavior network_backend() {
+inline network_actor::behavior_type network_backend() {
   return {
       [](caf::get_atom) {
         network_snapshot facts;
@@ -151,7 +191,7 @@ inline caf::behavior network_backend() {
   };
 }
 
-inline caf::behavior plant_store_backend() {
+inline plants_actor::behavior_type plant_store_backend() {
   return {
       [](const plant_delete& d) {
         FUZZ_CHECK(!d.token.empty() && d.token.size() <= plants::max_token_bytes, d.token);
@@ -164,7 +204,83 @@ inline caf::behavior plant_store_backend() {
         out.detail = "plants.json: not valid JSON";
         return out;
       },
+      [](const settings_reloaded&) { not_from_a_route("settings_reloaded to plants"); },
   };
 }
+
+// The maker travels as an argument: CAF 0.17 dereferences a null argument tuple when a function
+// actor takes none (UBSan reports it).
+template <class Handle>
+typename Handle::behavior_type stand_in(typename Handle::pointer,
+                                        typename Handle::behavior_type (*make)()) {
+  return make();
+}
+
+// The stand-ins registered in a directory, and the slots of the views the routes read.
+class capabilities {
+ public:
+  capabilities(caf::actor_system& sys, directory& dir)
+      : mixer_(dir.slot(mixer_view{})),
+        device_(dir.slot(device_status{})),
+        audio_(dir.slot(audio_view{})),
+        auth_(dir.slot(auth_view{})),
+        toast_(dir.slot(toast_view{})),
+        live_digest_(auth::session_digest(live_session)),
+        idle_digest_(auth::session_digest(idle_session)) {
+    dir.add(sys.spawn(stand_in<mixer_actor>, mixer_backend));
+    dir.add(sys.spawn(stand_in<device_actor>, device_backend));
+    dir.add(sys.spawn(stand_in<auth_actor>, auth_backend));
+    dir.add(sys.spawn(stand_in<audio_actor>, audio_backend));
+    dir.add(sys.spawn(stand_in<toast_actor>, toast_backend));
+    dir.add(sys.spawn(stand_in<network_actor>, network_backend));
+    dir.add(sys.spawn(stand_in<plants_actor>, plant_store_backend));
+  }
+
+  // Publishes the views of the current `scenario`, as the capabilities' actors would.
+  void publish_views() {
+    mixer_snapshot mix;
+    mix.sliders[1].assigned = {assignment_type::app, {"Spotify.exe", "firefox"}};
+    // Labels and app names come from parsed JSON only (settings.json, the API): valid UTF-8.
+    mix.sliders[2].label = "Caf\xc3\xa9 \xe2\x99\xab";
+    mix.sliders[3].assigned = {assignment_type::system_default_input, {}};
+    mix.mutes.individual[pick(12, 4)] = true;
+    mix.mutes.master = pick(14, 2) == 0;
+    mix.master_volume = static_cast<int>(pick(15, 101));
+    mixer_->store(mixer_view{std::move(mix), {}});
+
+    // Text from the device and from the audio server may be invalid UTF-8.
+    device_->store(
+        device_status{pick(1, 2) == 0, "/dev/ttyACM0", "MAIN", "2.0.0", "Mixlar \xe2\x82 Mix"});
+
+    audio_->store(audio_view{pick(22, 2) == 0,
+                             "PulseAudio 16.1",
+                             {{"spotify", "Spotify"}, {"firefox", "Firefox \xe2\x82"}}});
+
+    // Login on in two scenarios of three; the live session idles out in one of four.
+    auth_view login;
+    login.enabled = pick(2, 3) != 0;
+    login.session_timeout_ms = 86'400'000;
+    const auto now = auth::steady_ms();
+    const auto idle_since = now - login.session_timeout_ms - 1;
+    login.sessions[live_digest_] = {
+        "admin", std::make_shared<std::atomic<std::int64_t>>(pick(23, 4) == 0 ? idle_since : now)};
+    login.sessions[idle_digest_] = {"guest",
+                                    std::make_shared<std::atomic<std::int64_t>>(idle_since)};
+    auth_->store(std::move(login));
+
+    auto handlers = notify::default_handlers();
+    handlers[pick(25, static_cast<unsigned>(handlers.size()))].enabled = false;
+    toast_->store(toast_view{std::move(handlers)});
+  }
+
+ private:
+  std::shared_ptr<published<mixer_view>> mixer_;
+  std::shared_ptr<published<device_status>> device_;
+  std::shared_ptr<published<audio_view>> audio_;
+  std::shared_ptr<published<auth_view>> auth_;
+  std::shared_ptr<published<toast_view>> toast_;
+  std::string live_digest_;
+  std::string idle_digest_;
+};
 
 }  // namespace mixerd::fuzz

@@ -128,6 +128,7 @@ def request(method, target, body=None, headers=()):
     return "\r\n".join(lines) + "\r\n\r\n" + (body or "")
 
 
+LIVE_COOKIE = "Cookie: controller_session=" + "ab" * 32
 KEY = "X-API-Key: 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 HTTP = {
     "get-status": request("GET", "/api/status"),
@@ -152,6 +153,12 @@ HTTP = {
     "logout-cookie": request("POST", "/api/auth/logout", "",
                              ["Cookie: theme=dark; controller_session=" + "ab" * 32]),
     "auth-status": request("GET", "/api/auth/status"),
+    # The session ids the fuzz target's auth view knows (route_table_backends.hpp): one live
+    # (unless the input's scenario let it idle out), one idle.
+    "session-live": request("GET", "/api/sliders", headers=[LIVE_COOKIE])
+    + request("GET", "/api/auth/status", headers=["Origin: http://127.0.0.1:5000", LIVE_COOKIE]),
+    "session-idle": request("GET", "/api/status",
+                            headers=["Cookie: controller_session=" + "cd" * 32]),
     "preflight": request("OPTIONS", "/api/sliders/1",
                          headers=["Origin: http://example.com",
                                   "Access-Control-Request-Method: POST",
@@ -166,6 +173,8 @@ HTTP = {
     "toast-health": request("GET", "/api/toast/health"),
     "toast-handlers": request("GET", "/api/toast/handlers", headers=[KEY]),
     "toast-switch": request("POST", "/api/toast/handlers/music", '{"enabled": false}', [KEY]),
+    # An empty {id}: the router lets it through, the toast actor knows no such handler (404).
+    "toast-switch-empty-id": request("POST", "/api/toast/handlers/", '{"enabled": true}', [KEY]),
     "toast-status-network": request("GET", "/api/toast/status", headers=[KEY])
     + request("GET", "/api/toast/network", headers=[KEY]),
     "toast-regenerate": request("POST", "/api/toast/regenerate", "", [KEY]),
