@@ -60,10 +60,12 @@ void post_login(http::exchange& x) {
   if (!remember) return x.respond(x.error(400, error));
   login_attempt attempt{std::move(*username), std::move(*password), *remember,
                         x.req.client_address};
-  x.actor.request(x.dir.get<auth_actor>(), limits::login_request_timeout, std::move(attempt))
-      .then([respond = x.respond,
-             &policy = x.policy](const login_outcome& out) { answer_login(respond, policy, out); },
-            x.failed("auth"));
+  x.ask_within(
+      limits::login_request_timeout, x.dir.get<auth_actor>(),
+      [respond = x.respond, &policy = x.policy](const login_outcome& out) {
+        answer_login(respond, policy, out);
+      },
+      std::move(attempt));
 }
 
 void post_logout(http::exchange& x) {

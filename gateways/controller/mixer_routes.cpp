@@ -27,7 +27,8 @@ void get_sliders(http::exchange& x) {
   auto latest = x.dir.view<mixer_view>();
   if (!latest) return x.respond(x.error(503, "The mixer is not running"));
   http::response res;
-  res.body = latest->sliders_body.get([&] { return json::sliders_to_json(latest->mix).dump(); });
+  res.body =
+      latest->sliders_body.get([&] { return http::json_text(json::sliders_to_json(latest->mix)); });
   x.respond(std::move(res));
 }
 

@@ -2,11 +2,15 @@
 
 namespace mixerd::http {
 
+std::string json_text(const nlohmann::json& body) {
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 response json_response(int status, const nlohmann::json& body) {
   response r;
   r.status = status;
   // Text from the device or a client may be invalid UTF-8; it must never make encoding throw.
-  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  r.body = json_text(body);
   return r;
 }
 

@@ -11,6 +11,9 @@
 namespace mixerd::http {
 
 response json_response(int status, const nlohmann::json& body);
+// The text of a JSON body: invalid UTF-8 (device text may hold any bytes) becomes U+FFFD instead
+// of an exception.
+std::string json_text(const nlohmann::json& body);
 
 response controller_error(int status, std::string_view message);
 response notification_error(int status, std::string_view message);

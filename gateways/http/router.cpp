@@ -87,7 +87,11 @@ void run(exchange& x, const route* found, const std::string& allowed) {
   }
   if (!read_integers(x, *found)) return;
   x.matched = found;
-  found->handler(x);
+  try {
+    found->handler(x);
+  } catch (const std::exception& e) {
+    x.failed_by_exception()(e);
+  }
 }
 
 }  // namespace
@@ -161,6 +165,14 @@ void serve_files(exchange& x) {
   res.body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   res.headers.emplace_back("Cache-Control", "no-cache");
   x.respond(std::move(res));
+}
+
+std::function<void(const std::exception&)> exchange::failed_by_exception() const {
+  return [respond = respond, errors = policy.errors, listener = policy.name,
+          target = req.method + " " + req.target](const std::exception& e) {
+    log::error(listener, "request ", target, " failed: ", e.what());
+    respond(errors(500, "Internal error"));
+  };
 }
 
 route_registration::route_registration(listener_kind kind, std::vector<route> routes) {

@@ -10,6 +10,8 @@
 // the path (for static files; may be empty).
 #pragma once
 
+#include <caf/detail/type_list.hpp>
+#include <caf/detail/type_traits.hpp>
 #include <caf/error.hpp>
 #include <chrono>
 #include <functional>
@@ -54,9 +56,34 @@ struct exchange {
   // Asks `dest`; `on_reply` receives the typed reply on the io thread.
   template <class Handle, class OnReply, class... Ts>
   void ask(const Handle& dest, OnReply on_reply, Ts&&... xs) {
-    actor.request(dest, limits::actor_request_timeout, std::forward<Ts>(xs)...)
-        .then(std::move(on_reply), failed(typeid(Handle).name()));
+    ask_within(limits::actor_request_timeout, dest, std::move(on_reply), std::forward<Ts>(xs)...);
   }
+  template <class Handle, class OnReply, class... Ts>
+  void ask_within(std::chrono::milliseconds timeout, const Handle& dest, OnReply on_reply,
+                  Ts&&... xs) {
+    actor.request(dest, timeout, std::forward<Ts>(xs)...)
+        .then(guarded(std::move(on_reply)), failed(typeid(Handle).name()));
+  }
+
+  // A reply handler that answers 500 (and logs) instead of letting an exception end the io actor,
+  // which every listener's writes go through.
+  template <class OnReply>
+  auto guarded(OnReply on_reply) const {
+    using args = typename caf::detail::get_callable_trait<OnReply>::arg_types;
+    return guarded(std::move(on_reply), args{});
+  }
+  template <class OnReply, class... Args>
+  auto guarded(OnReply on_reply, caf::detail::type_list<Args...>) const {
+    // CAF reads a reply handler's argument types: this one keeps those of `on_reply`.
+    return [on_reply = std::move(on_reply), fail = failed_by_exception()](Args... reply) mutable {
+      try {
+        on_reply(std::forward<Args>(reply)...);
+      } catch (const std::exception& e) {
+        fail(e);
+      }
+    };
+  }
+  std::function<void(const std::exception&)> failed_by_exception() const;
 };
 
 using route_handler = void (*)(exchange&);
