@@ -209,7 +209,8 @@ TEST_CASE_FIXTURE(toast_fixture, "regenerate: saved, answered after the save, ol
   CHECK(admit("127.0.0.1", fresh).what == verdict::ok);
 }
 
-TEST_CASE_FIXTURE(toast_fixture, "one toast at a time: a newer one replaces it; history bounded") {
+TEST_CASE_FIXTURE(toast_fixture,
+                  "one toast at a time: a newer one replaces it, and the history is bounded") {
   start();
   CHECK(post("api", toast_of("first", 30000)) == result::shown);
   CHECK(post("api", toast_of("second", 30000)) == result::shown);

@@ -121,7 +121,7 @@ TEST_CASE("a toast becomes an escaped TOAST line") {
         "TOAST,4000,warning,FF0000,Build\\, done,C:\\\\out");
 }
 
-TEST_CASE("the handlers: six, each with a # colour; api and system are loaded") {
+TEST_CASE("the handlers: six, each with a # colour, api and system loaded") {
   auto handlers = notify::default_handlers();
   REQUIRE(handlers.size() == 6);
   const char* ids[] = {"api", "system", "stream", "smarthome", "music", "plugins"};
