@@ -160,3 +160,58 @@ TEST_CASE("hub refuses subscribers beyond its limit") {
   CHECK(as<volume_change>(next_event(c)).volume == 2);
   CHECK(as<volume_change>(next_event(b)).volume == 2);
 }
+
+TEST_CASE("hub delivers to a subscriber only the topics it named") {
+  actor_fixture f;
+  auto hub = f.spawn(hub_behavior, many);
+  caf::scoped_actor sliders{f.sys};
+  caf::scoped_actor device{f.sys};
+  subscribe(sliders, hub, topics_of<slider_change>());
+  subscribe(device, hub, topics_of<device_status_change, serial_raw>());
+  publish(sliders, hub, volume_change{10});  // nobody's topic
+  publish(sliders, hub, slider_change{1, 5});
+  publish(sliders, hub, serial_raw{"ADC: OK"});
+  publish(sliders, hub, device_status_change{true, "/dev/ttyACM0"});
+  publish(sliders, hub, slider_change{2, 6});
+  // Each gets its own topics in order; an event of another topic would have come first.
+  CHECK(as<slider_change>(next_event(sliders)).value == 5);
+  CHECK(as<slider_change>(next_event(sliders)).value == 6);
+  CHECK(as<serial_raw>(next_event(device)).line == "ADC: OK");
+  CHECK(as<device_status_change>(next_event(device)).connected);
+  // Nothing else is on its way: a probe published now is the next thing each receives.
+  publish(sliders, hub, slider_change{3, 7});
+  publish(sliders, hub, serial_raw{"probe"});
+  CHECK(as<slider_change>(next_event(sliders)).value == 7);
+  CHECK(as<serial_raw>(next_event(device)).line == "probe");
+}
+
+TEST_CASE("hub: subscribing again replaces the topics") {
+  actor_fixture f;
+  auto hub = f.spawn(hub_behavior, many);
+  caf::scoped_actor a{f.sys};
+  subscribe(a, hub, topics_of<volume_change>());
+  publish(a, hub, volume_change{1});
+  CHECK(as<volume_change>(next_event(a)).volume == 1);
+  subscribe(a, hub, topics_of<mute_change>());
+  publish(a, hub, volume_change{2});  // no longer its topic
+  publish(a, hub, mute_change{1, true});
+  CHECK(as<mute_change>(next_event(a)).muted);
+  CHECK(state_of<hub_state>(hub).subscribers.size() == 1);
+}
+
+TEST_CASE("hub: a subscriber with no topics receives nothing but keeps its place") {
+  actor_fixture f;
+  auto hub = f.spawn(hub_behavior, std::size_t{1});
+  caf::scoped_actor a{f.sys};
+  caf::scoped_actor b{f.sys};
+  subscribe(a, hub, topic_set{});
+  subscribe(b, hub);  // refused: the one place is a's
+  publish(b, hub, profile_change{"ignored"});
+  subscribe(a, hub, topics_of<profile_change>());
+  publish(b, hub, profile_change{"seen"});
+  CHECK(as<profile_change>(next_event(a)).profile == "seen");
+  // a's event came after b's subscription was handled: b was refused.
+  const auto& subscribers = state_of<hub_state>(hub).subscribers;
+  REQUIRE(subscribers.size() == 1);
+  CHECK(subscribers[0].who == caf::actor{a});
+}
