@@ -288,9 +288,13 @@ TEST_CASE("with a real audio server the audio actor connects, lists streams and 
   CHECK(eventually([&] { return f.latest()->sessions.empty(); }, std::chrono::seconds(10)));
   CHECK(f.sessions().empty());
 
-  // An outside change of the default sink is reported to the watcher (the mixer). A change
-  // made while the actor still waits for the server to acknowledge its own is taken for the
-  // report of its own: the test changes the volume until one is reported.
+  // The mixer's master change number 7 is applied...
+  f.mixer->send(f.audio, audio_master_level{45, false, 7});
+  CHECK(eventually([&] { return pulse.sink_volume("testsink") == 45; }));
+  // ... and an outside change of the default sink after it is reported to the watcher (the
+  // mixer) with that number, so the mixer knows it is not older than its own change. A change
+  // made while the actor still waits for the server's acknowledgement of its own may be taken
+  // for the report of its own: the test changes the volume until one is reported.
   std::optional<master_observed> seen;
   for (int volume = 25; volume > 15 && !seen; --volume) {
     REQUIRE(pulse.pactl_ok("set-sink-volume testsink " + std::to_string(volume) + "%"));
@@ -300,6 +304,7 @@ TEST_CASE("with a real audio server the audio actor connects, lists streams and 
   }
   REQUIRE_MESSAGE(seen.has_value(), "no outside change of the default sink was reported");
   CHECK_FALSE(seen->muted);
+  CHECK(seen->seq == 7);
 
   // The server going away is announced and published.
   pulse.kill();
