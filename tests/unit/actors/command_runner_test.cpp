@@ -3,29 +3,19 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <future>
-#include <thread>
 
-#include "tests/unit/actors/test_support.hpp"
+#include "tests/unit/support/files.hpp"
+#include "tests/unit/support/io_thread.hpp"
 
 using mixerd::command_output;
 using namespace std::chrono_literals;
 
 namespace {
 
-// Runs the io_context on its own thread, like the daemon's io thread.
-struct io_thread {
-  boost::asio::io_context io;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{io.get_executor()};
-  std::thread thread{[this] { io.run(); }};
-  ~io_thread() {
-    work.reset();
-    thread.join();
-  }
-
+// Runs commands on an io thread like the daemon's.
+struct command_thread : mixerd::test::io_thread {
   command_output run(std::string program, std::vector<std::string> args,
                      std::chrono::milliseconds timeout = 2000ms, std::size_t max_bytes = 1024) {
     std::promise<command_output> result;
@@ -40,21 +30,21 @@ struct io_thread {
 }  // namespace
 
 TEST_CASE("a command's standard output is collected, without a shell") {
-  io_thread t;
+  command_thread t;
   auto out = t.run("/bin/echo", {"status", "--json", "$HOME", "a;b"});
   CHECK(out.complete);
   CHECK(out.text == "status --json $HOME a;b\n");
 }
 
 TEST_CASE("stderr is not collected and stdin is empty") {
-  io_thread t;
+  command_thread t;
   auto out = t.run("/bin/sh", {"-c", "echo out; echo err >&2; cat"});
   CHECK(out.complete);
   CHECK(out.text == "out\n");
 }
 
 TEST_CASE("a command that runs too long is cut off in time") {
-  io_thread t;
+  command_thread t;
   auto start = std::chrono::steady_clock::now();
   auto out = t.run("/bin/sh", {"-c", "echo partial; exec sleep 30"}, 300ms);
   CHECK_FALSE(out.complete);
@@ -62,14 +52,14 @@ TEST_CASE("a command that runs too long is cut off in time") {
 }
 
 TEST_CASE("output beyond the limit stops the command") {
-  io_thread t;
+  command_thread t;
   auto out = t.run("/bin/sh", {"-c", "while :; do echo 0123456789; done"}, 5000ms, 100);
   CHECK_FALSE(out.complete);
   CHECK(out.text.size() == 100);
 }
 
 TEST_CASE("a program that cannot start gives an incomplete, empty answer") {
-  io_thread t;
+  command_thread t;
   auto out = t.run("/nonexistent/tailscale", {"status"});
   CHECK_FALSE(out.complete);
   CHECK(out.text.empty());

@@ -7,35 +7,23 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
 #include <caf/all.hpp>
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "protocol/device_codec.hpp"
 #include "protocol/messages.hpp"
-#include "tests/unit/actors/caf_support.hpp"
+#include "tests/unit/support/actors.hpp"
+#include "tests/unit/support/io_thread.hpp"
 
 using namespace mixerd;
 using mixerd::test::as;
 using mixerd::test::next_published;
+using mixerd::test::playing;
 
 namespace {
-
-// The daemon's io_context on its own thread; declared first so that it outlives the actors.
-struct io_thread {
-  boost::asio::io_context io;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard{io.get_executor()};
-  std::thread thread{[this] { io.run(); }};
-  ~io_thread() {
-    guard.reset();
-    io.stop();
-    thread.join();
-  }
-};
 
 // A pseudo-terminal: the test plays the device on the master, the daemon opens the slave.
 struct pty {
@@ -99,27 +87,28 @@ struct pty {
 };
 
 struct device_fixture {
-  io_thread io;  // first: destroyed last
+  test::io_thread io;  // first: destroyed last
   test::actor_fixture actors;
   pty port;
   caf::scoped_actor hub{actors.sys};
-  caf::actor device;
+  std::shared_ptr<published<device_status>> view = std::make_shared<published<device_status>>();
+  device_actor device;
 
   device_fixture() {
-    device = actors.spawn(device_actor, device_config{&io.io, port.path, caf::actor{hub}});
+    device = actors.spawn(device_behavior,
+                          device_config{&io.io, port.path, playing<hub_actor>(hub)}, view);
   }
 
+  // Asked through the device's interface; the published status must agree with the answer.
   device_status status() {
-    device_status out;
-    bool answered = false;
-    hub->request(device, test::wait_limit, caf::get_atom_v, status_atom_v)
-        .receive(
-            [&](const device_status& s) {
-              out = s;
-              answered = true;
-            },
-            [](const caf::error&) {});
-    REQUIRE_MESSAGE(answered, "the device actor did not answer (get, status)");
+    auto out = test::ask<device_status>(hub, device, caf::get_atom_v, status_atom_v);
+    auto seen = view->load();
+    REQUIRE(seen != nullptr);
+    CHECK(seen->connected == out.connected);
+    CHECK(seen->port == out.port);
+    CHECK(seen->page == out.page);
+    CHECK(seen->firmware_version == out.firmware_version);
+    CHECK(seen->device_type == out.device_type);
     return out;
   }
 

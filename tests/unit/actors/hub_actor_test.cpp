@@ -5,23 +5,28 @@
 #include <caf/all.hpp>
 
 #include "protocol/messages.hpp"
-#include "tests/unit/actors/caf_support.hpp"
+#include "tests/unit/support/actors.hpp"
 
 using namespace mixerd;
 using mixerd::test::actor_fixture;
 using mixerd::test::as;
 using mixerd::test::next_event;
 using mixerd::test::receive_within;
+using mixerd::test::state_of;
 
 namespace {
 
 constexpr std::size_t many = 16;  // subscriber limit for the tests that do not test it
 
-void subscribe(caf::scoped_actor& who, const caf::actor& hub) {
-  who->send(hub, caf::subscribe_atom_v, caf::actor{who});
+topic_set every_topic() {
+  return topic_set().set();
 }
 
-void publish(caf::scoped_actor& from, const caf::actor& hub, event e) {
+void subscribe(caf::scoped_actor& who, const hub_actor& hub, topic_set topics = every_topic()) {
+  who->send(hub, caf::subscribe_atom_v, caf::actor{who}, topics);
+}
+
+void publish(caf::scoped_actor& from, const hub_actor& hub, event e) {
   from->send(hub, caf::publish_atom_v, std::move(e));
 }
 
@@ -29,7 +34,7 @@ void publish(caf::scoped_actor& from, const caf::actor& hub, event e) {
 
 TEST_CASE("hub delivers a published event to every subscriber") {
   actor_fixture f;
-  auto hub = f.spawn(hub_actor, many);
+  auto hub = f.spawn(hub_behavior, many);
   caf::scoped_actor a{f.sys};
   caf::scoped_actor b{f.sys};
   subscribe(a, hub);
@@ -50,7 +55,7 @@ TEST_CASE("hub delivers a published event to every subscriber") {
 
 TEST_CASE("hub delivers events in the order they were published") {
   actor_fixture f;
-  auto hub = f.spawn(hub_actor, many);
+  auto hub = f.spawn(hub_behavior, many);
   caf::scoped_actor a{f.sys};
   subscribe(a, hub);
   for (int v = 0; v < 20; ++v)
@@ -61,7 +66,7 @@ TEST_CASE("hub delivers events in the order they were published") {
 
 TEST_CASE("hub delivers once to a subscriber that subscribed twice") {
   actor_fixture f;
-  auto hub = f.spawn(hub_actor, many);
+  auto hub = f.spawn(hub_behavior, many);
   caf::scoped_actor a{f.sys};
   subscribe(a, hub);
   subscribe(a, hub);
@@ -74,7 +79,7 @@ TEST_CASE("hub delivers once to a subscriber that subscribed twice") {
 
 TEST_CASE("hub stops delivering to an unsubscribed actor") {
   actor_fixture f;
-  auto hub = f.spawn(hub_actor, many);
+  auto hub = f.spawn(hub_behavior, many);
   caf::scoped_actor a{f.sys};
   caf::scoped_actor b{f.sys};
   subscribe(a, hub);
@@ -92,7 +97,7 @@ TEST_CASE("hub stops delivering to an unsubscribed actor") {
 
 TEST_CASE("hub drops a subscriber that exits and keeps serving the others") {
   actor_fixture f;
-  auto hub = f.spawn(hub_actor, many);
+  auto hub = f.spawn(hub_behavior, many);
   caf::scoped_actor b{f.sys};
   {
     caf::scoped_actor short_lived{f.sys};
@@ -106,15 +111,12 @@ TEST_CASE("hub drops a subscriber that exits and keeps serving the others") {
   CHECK(as<profile_change>(next_event(b)).profile == "after");
 
   // b received the second event, so the hub has handled the down message sent before it.
-  auto* state_owner =
-      dynamic_cast<caf::stateful_actor<hub_state>*>(caf::actor_cast<caf::abstract_actor*>(hub));
-  REQUIRE(state_owner != nullptr);
-  CHECK(state_owner->state.subscribers.size() == 1);
+  CHECK(state_of<hub_state>(hub).subscribers.size() == 1);
 }
 
 TEST_CASE("hub drops a subscriber that was killed") {
   actor_fixture f;
-  auto hub = f.spawn(hub_actor, many);
+  auto hub = f.spawn(hub_behavior, many);
   caf::scoped_actor b{f.sys};
   // CAF 0.17 binds a null reference when a function-based actor takes no arguments (UBSan
   // reports it in caf/detail/init_fun_factory.hpp), so the victim takes one it ignores.
@@ -123,7 +125,7 @@ TEST_CASE("hub drops a subscriber that was killed") {
   // CAF notifies monitors newest first, so b monitors before the hub does: the victim then
   // enqueues its down message at the hub before b's, and b's publish lands behind it.
   b->monitor(victim);
-  b->send(hub, caf::subscribe_atom_v, victim);
+  b->send(hub, caf::subscribe_atom_v, victim, every_topic());
   subscribe(b, hub);
   // Once b has this event, the hub has handled both subscriptions: it monitors the victim while
   // it is alive (monitoring a dead actor would queue the down message behind the publish below).
@@ -133,15 +135,12 @@ TEST_CASE("hub drops a subscriber that was killed") {
   CHECK(receive_within(b, [](const caf::down_msg&) {}));
   publish(b, hub, serial_raw{"ADC: OK"});
   CHECK(as<serial_raw>(next_event(b)).line == "ADC: OK");
-  auto* state_owner =
-      dynamic_cast<caf::stateful_actor<hub_state>*>(caf::actor_cast<caf::abstract_actor*>(hub));
-  REQUIRE(state_owner != nullptr);
-  CHECK(state_owner->state.subscribers.size() == 1);
+  CHECK(state_of<hub_state>(hub).subscribers.size() == 1);
 }
 
 TEST_CASE("hub refuses subscribers beyond its limit") {
   actor_fixture f;
-  auto hub = f.spawn(hub_actor, std::size_t{2});
+  auto hub = f.spawn(hub_behavior, std::size_t{2});
   caf::scoped_actor a{f.sys};
   caf::scoped_actor b{f.sys};
   caf::scoped_actor c{f.sys};
@@ -160,4 +159,59 @@ TEST_CASE("hub refuses subscribers beyond its limit") {
   publish(a, hub, volume_change{2});
   CHECK(as<volume_change>(next_event(c)).volume == 2);
   CHECK(as<volume_change>(next_event(b)).volume == 2);
+}
+
+TEST_CASE("hub delivers to a subscriber only the topics it named") {
+  actor_fixture f;
+  auto hub = f.spawn(hub_behavior, many);
+  caf::scoped_actor sliders{f.sys};
+  caf::scoped_actor device{f.sys};
+  subscribe(sliders, hub, topics_of<slider_change>());
+  subscribe(device, hub, topics_of<device_status_change, serial_raw>());
+  publish(sliders, hub, volume_change{10});  // nobody's topic
+  publish(sliders, hub, slider_change{1, 5});
+  publish(sliders, hub, serial_raw{"ADC: OK"});
+  publish(sliders, hub, device_status_change{true, "/dev/ttyACM0"});
+  publish(sliders, hub, slider_change{2, 6});
+  // Each gets its own topics in order; an event of another topic would have come first.
+  CHECK(as<slider_change>(next_event(sliders)).value == 5);
+  CHECK(as<slider_change>(next_event(sliders)).value == 6);
+  CHECK(as<serial_raw>(next_event(device)).line == "ADC: OK");
+  CHECK(as<device_status_change>(next_event(device)).connected);
+  // Nothing else is on its way: a probe published now is the next thing each receives.
+  publish(sliders, hub, slider_change{3, 7});
+  publish(sliders, hub, serial_raw{"probe"});
+  CHECK(as<slider_change>(next_event(sliders)).value == 7);
+  CHECK(as<serial_raw>(next_event(device)).line == "probe");
+}
+
+TEST_CASE("hub: subscribing again replaces the topics") {
+  actor_fixture f;
+  auto hub = f.spawn(hub_behavior, many);
+  caf::scoped_actor a{f.sys};
+  subscribe(a, hub, topics_of<volume_change>());
+  publish(a, hub, volume_change{1});
+  CHECK(as<volume_change>(next_event(a)).volume == 1);
+  subscribe(a, hub, topics_of<mute_change>());
+  publish(a, hub, volume_change{2});  // no longer its topic
+  publish(a, hub, mute_change{1, true});
+  CHECK(as<mute_change>(next_event(a)).muted);
+  CHECK(state_of<hub_state>(hub).subscribers.size() == 1);
+}
+
+TEST_CASE("hub: a subscriber with no topics receives nothing but keeps its place") {
+  actor_fixture f;
+  auto hub = f.spawn(hub_behavior, std::size_t{1});
+  caf::scoped_actor a{f.sys};
+  caf::scoped_actor b{f.sys};
+  subscribe(a, hub, topic_set{});
+  subscribe(b, hub);  // refused: the one place is a's
+  publish(b, hub, profile_change{"ignored"});
+  subscribe(a, hub, topics_of<profile_change>());
+  publish(b, hub, profile_change{"seen"});
+  CHECK(as<profile_change>(next_event(a)).profile == "seen");
+  // a's event came after b's subscription was handled: b was refused.
+  const auto& subscribers = state_of<hub_state>(hub).subscribers;
+  REQUIRE(subscribers.size() == 1);
+  CHECK(subscribers[0].who == caf::actor{a});
 }

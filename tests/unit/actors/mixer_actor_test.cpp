@@ -3,14 +3,16 @@
 #include <doctest/doctest.h>
 
 #include <caf/all.hpp>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "actors/hub/hub_actor.hpp"
 #include "protocol/device_codec.hpp"
 #include "protocol/json.hpp"
 #include "protocol/messages.hpp"
-#include "tests/unit/actors/caf_support.hpp"
+#include "tests/unit/support/actors.hpp"
 
 using json = nlohmann::json;
 using mixerd::assignment;
@@ -20,41 +22,60 @@ using mixerd::device_input;
 using mixerd::device_status_change;
 using mixerd::event;
 using mixerd::mixer_snapshot;
+using mixerd::mixer_view;
 using mixerd::mute_change;
 using mixerd::slider_change;
 using mixerd::volume_change;
 using mixerd::test::as;
+using mixerd::test::playing;
 using mixerd::test::receive_within;
 namespace protocol = mixerd::protocol;
 
 namespace {
 
+// Everything a reader sees of the mixer, compared field by field.
+void check_same(const mixer_snapshot& a, const mixer_snapshot& b) {
+  for (std::size_t i = 0; i < a.sliders.size(); ++i) {
+    CAPTURE(i);
+    CHECK(a.sliders[i].value == b.sliders[i].value);
+    CHECK(a.sliders[i].assigned == b.sliders[i].assigned);
+    CHECK(a.sliders[i].label == b.sliders[i].label);
+    CHECK(a.sliders[i].muted == b.sliders[i].muted);
+    CHECK(a.sliders[i].enforce_volume == b.sliders[i].enforce_volume);
+  }
+  CHECK(a.mutes.individual == b.mutes.individual);
+  CHECK(a.mutes.master == b.mutes.master);
+  CHECK(a.master_volume == b.master_volume);
+}
+
 // The mixer with four scoped actors standing in for the device, the hub, the settings actor and
-// the audio actor, so that every message it sends is observed.
+// the audio actor (each through its interface), so that every message it sends is observed.
+// Device input and device connects reach the mixer from the hub: the system table subscribes it
+// to mixer_topics(); here the scoped hub sends them itself.
 struct mixer_fixture : mixerd::test::actor_fixture {
   caf::scoped_actor device{sys};
   caf::scoped_actor hub{sys};
   caf::scoped_actor settings{sys};
   caf::scoped_actor audio{sys};
-  caf::actor mixer;
+  std::shared_ptr<mixerd::published<mixer_view>> view;
+  mixerd::mixer_actor mixer;
 
-  // Spawns the mixer and takes its subscribe and watch messages.
+  // Spawns the mixer as the system table does and takes its watch messages.
   void start(const json& initial = json::object()) {
-    mixer = spawn(mixerd::mixer_actor,
-                  mixerd::mixer_wiring{caf::actor{device}, caf::actor{hub}, caf::actor{settings},
-                                       caf::actor{audio}},
-                  initial);
-    caf::actor subscribed;
+    view = std::make_shared<mixerd::published<mixer_view>>(
+        mixerd::mixer_view_of(mixerd::mixer_from_settings(initial)));
+    mixerd::mixer_wiring wiring{
+        playing<mixerd::device_actor>(device), playing<mixerd::hub_actor>(hub),
+        playing<mixerd::settings_actor>(settings), playing<mixerd::audio_actor>(audio)};
+    mixer = spawn(mixerd::mixer_behavior, wiring, initial, view);
     caf::actor watcher;
     caf::actor audio_watcher;
-    REQUIRE(receive_within(hub, [&](caf::subscribe_atom, const caf::actor& a) { subscribed = a; }));
     REQUIRE(
         receive_within(settings, [&](mixerd::watch_atom, const caf::actor& a) { watcher = a; }));
     REQUIRE(
         receive_within(audio, [&](mixerd::watch_atom, const caf::actor& a) { audio_watcher = a; }));
-    CHECK(subscribed == mixer);
-    CHECK(watcher == mixer);
-    CHECK(audio_watcher == mixer);
+    CHECK(watcher == caf::actor_cast<caf::actor>(mixer));
+    CHECK(audio_watcher == caf::actor_cast<caf::actor>(mixer));
   }
 
   // The next message the audio actor got, of type T.
@@ -109,17 +130,13 @@ struct mixer_fixture : mixerd::test::actor_fixture {
     CHECK(answered);
   }
 
+  // Asked through the mixer's interface. Every change is published before the mixer handles
+  // its next message, so the published view agrees with the answer.
   mixer_snapshot snapshot() {
-    mixer_snapshot out;
-    bool answered = false;
-    device->request(mixer, mixerd::test::wait_limit, caf::get_atom_v)
-        .receive(
-            [&](const mixer_snapshot& m) {
-              out = m;
-              answered = true;
-            },
-            [](const caf::error&) {});
-    REQUIRE_MESSAGE(answered, "the mixer did not answer get");
+    auto out = mixerd::test::ask<mixer_snapshot>(device, mixer, caf::get_atom_v);
+    auto seen = view->load();
+    REQUIRE(seen != nullptr);
+    check_same(seen->mix, out);
     return out;
   }
 };
@@ -130,9 +147,24 @@ json mutes(std::vector<bool> individual, bool master) {
 
 }  // namespace
 
-TEST_CASE_FIXTURE(mixer_fixture, "mixer subscribes to the hub and watches the settings") {
+TEST_CASE_FIXTURE(mixer_fixture, "mixer watches the settings and the audio actor") {
   start();  // checks both
   expect_quiet(device);
+  expect_quiet(hub);  // the mixer does not subscribe itself: the system table does
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer topics are device input and device connects") {
+  CHECK(mixerd::mixer_topics() ==
+        mixerd::topics_of<mixerd::device_input, mixerd::device_status_change>());
+  start();
+  // Wired as the system table wires it: a real hub, the mixer subscribed to its topics.
+  auto real_hub = spawn(mixerd::hub_behavior, std::size_t{4});
+  hub->send(real_hub, caf::subscribe_atom_v, caf::actor_cast<caf::actor>(mixer),
+            mixerd::mixer_topics());
+  hub->send(real_hub, caf::publish_atom_v, event{device_input{protocol::dev_slider{0, 57}}});
+  CHECK(as<slider_change>(next_published()).value == 57);
+  hub->send(real_hub, caf::publish_atom_v, event{device_status_change{true, "/dev/ttyACM0"}});
+  CHECK(next_line() == "VOL,0,Slider 1,57");
 }
 
 TEST_CASE_FIXTURE(mixer_fixture, "mixer pushes labels volumes mutes and master on connect") {
@@ -253,7 +285,6 @@ TEST_CASE_FIXTURE(mixer_fixture, "mixer snapshot reflects device input") {
   CHECK_FALSE(m.mutes.individual[0]);
   CHECK(m.mutes.master);
   CHECK(m.master_volume == 54);
-  CHECK_FALSE(m.audio_connected);
   for (int i = 0; i < 4; ++i) {
     CHECK(m.sliders[i].label == mixerd::default_slider_label(i + 1));
     CHECK(m.sliders[i].assigned == assignment{});
@@ -300,7 +331,6 @@ TEST_CASE("mixer_from_settings keeps the defaults for absent keys") {
     }
     CHECK_FALSE(m.mutes.master);
     CHECK(m.master_volume == 50);
-    CHECK_FALSE(m.audio_connected);
   }
   // Only the given parts change.
   const mixer_snapshot m =
@@ -412,15 +442,6 @@ TEST_CASE_FIXTURE(mixer_fixture,
   expect_quiet(audio);  // nothing echoed back to the audio server
 }
 
-TEST_CASE_FIXTURE(mixer_fixture, "mixer reports the audio server link from audio_status events") {
-  start();
-  CHECK_FALSE(snapshot().audio_connected);
-  audio->send(mixer, event{mixerd::audio_status_change{true, "pulseaudio 16.1"}});
-  CHECK(snapshot().audio_connected);
-  hub->send(mixer, event{mixerd::audio_status_change{false, "pulseaudio 16.1"}});
-  CHECK_FALSE(snapshot().audio_connected);
-}
-
 TEST_CASE_FIXTURE(mixer_fixture, "mixer drops an outside master change that crossed its own") {
   start();
   from_device(protocol::dev_encoder_turn{1});  // master 52, sent to audio as change 1
@@ -434,4 +455,28 @@ TEST_CASE_FIXTURE(mixer_fixture, "mixer drops an outside master change that cros
   audio->send(mixer, mixerd::master_observed{31, false, 1});
   CHECK(next_line() == "MASTER,31");
   CHECK(snapshot().master_volume == 31);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer publishes one view per message that changed something") {
+  start({{"master_volume", 30}, {"sliders", {{{"label", "Music"}}}}});
+  auto first = view->load();
+  REQUIRE(first != nullptr);
+  CHECK(first->mix.master_volume == 30);
+  CHECK(first->mix.sliders[0].label == "Music");
+  // GET /api/sliders is answered from the view's body, encoded on the first read.
+  CHECK(json::parse(first->sliders_body.get([&] {
+          return mixerd::json::sliders_to_json(first->mix).dump();
+        })) == mixerd::json::sliders_to_json(first->mix));
+
+  from_device(protocol::dev_slider{0, 57});
+  CHECK(as<slider_change>(next_published()).value == 57);
+  snapshot();  // the mixer has handled the move
+  auto second = view->load();
+  CHECK(second != first);
+  CHECK(second->mix.sliders[0].value == 57);
+  CHECK(first->mix.sliders[0].value == 50);  // a published view never changes
+
+  from_device(protocol::dev_slider{0, 57});  // no change: no new view
+  snapshot();
+  CHECK(view->load() == second);
 }

@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/support/text.hpp"
+
 using namespace mixerd;
+using mixerd::test::is_lower_hex;
 
 namespace {
 
@@ -21,10 +24,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
     start = pos + 1;
   }
   return parts;
-}
-
-bool is_lower_hex(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 }  // namespace

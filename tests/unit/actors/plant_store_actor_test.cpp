@@ -8,16 +8,23 @@
 
 #include "protocol/messages.hpp"
 #include "protocol/plants.hpp"
-#include "tests/unit/actors/caf_support.hpp"
-#include "tests/unit/actors/test_support.hpp"
+#include "tests/unit/support/actors.hpp"
+#include "tests/unit/support/files.hpp"
 
-using namespace mixerd;
+using json = nlohmann::json;
+namespace plants = mixerd::plants;
+using mixerd::plant_delete;
+using mixerd::plant_delete_outcome;
+using mixerd::plant_store_behavior;
+using mixerd::plants_actor;
+using mixerd::settings_actor;
+using mixerd::settings_reloaded;
+using mixerd::watch_atom;
 using mixerd::test::actor_fixture;
 using mixerd::test::file_mode;
 using mixerd::test::read_file;
 using mixerd::test::temp_dir;
 using mixerd::test::write_file;
-using nlohmann::json;
 using result = plant_delete_outcome::result;
 
 namespace {
@@ -29,23 +36,14 @@ struct plants_fixture : actor_fixture {
   std::string path = dir.file("plants.json");
   caf::scoped_actor self{sys};
 
-  caf::actor start(const caf::actor& settings = {}) {
-    return spawn(plant_store_actor, path, settings, json{{"plant_store_token", token}});
+  // `settings` may be invalid: the store then watches nothing.
+  plants_actor start(const settings_actor& settings = {}) {
+    return spawn(plant_store_behavior, path, settings, json{{"plant_store_token", token}});
   }
 
-  plant_delete_outcome ask(const caf::actor& store, std::optional<std::int64_t> id,
+  plant_delete_outcome ask(const plants_actor& store, std::optional<std::int64_t> id,
                            const std::string& bearer = token) {
-    plant_delete_outcome out;
-    bool answered = false;
-    self->request(store, test::wait_limit, plant_delete{bearer, id})
-        .receive(
-            [&](const plant_delete_outcome& o) {
-              out = o;
-              answered = true;
-            },
-            [](const caf::error&) {});
-    REQUIRE_MESSAGE(answered, "plant store did not answer");
-    return out;
+    return mixerd::test::ask<plant_delete_outcome>(self, store, plant_delete{bearer, id});
   }
 
   json on_disk() { return json::parse(read_file(path)); }
@@ -105,10 +103,10 @@ TEST_CASE_FIXTURE(plants_fixture, "plant store never writes a broken plants.json
 TEST_CASE_FIXTURE(plants_fixture, "plant store re-reads plants.json and the token on reload") {
   write_file(path, "[{\"id\": 1, \"name\": \"a\", \"name\": 2}]");
   caf::scoped_actor settings{sys};
-  auto store = start(settings);
+  auto store = start(mixerd::test::playing<settings_actor>(settings));
   caf::actor watcher;
-  REQUIRE(test::receive_within(settings, [&](watch_atom, caf::actor& a) { watcher = a; }));
-  CHECK(watcher == store);
+  REQUIRE(mixerd::test::receive_within(settings, [&](watch_atom, caf::actor& a) { watcher = a; }));
+  CHECK(watcher == caf::actor_cast<caf::actor>(store));
   CHECK(ask(store, 1).what == result::unavailable);
 
   write_file(path, plants::serialize(json::array({{{"id", 1}, {"name", "a"}}})));
@@ -141,7 +139,7 @@ TEST_CASE_FIXTURE(plants_fixture, "plant store removes temporary files a kill le
   write_file(dir.file(".settings.json.Ab12Cd"), "{");
   auto store = start();
   CHECK(ask(store, 1).what == result::deleted);
-  auto left = test::folder_entries(dir.path());
+  auto left = mixerd::test::folder_entries(dir.path());
   CHECK(left.count(".plants.json.Ab12Cd") == 0);
   CHECK(left.count(".plants.json.keep") == 1);
   CHECK(left.count(".settings.json.Ab12Cd") == 1);

@@ -11,17 +11,25 @@
 
 #include "actors/settings/settings_file.hpp"
 #include "protocol/messages.hpp"
-#include "tests/unit/actors/caf_support.hpp"
-#include "tests/unit/actors/test_support.hpp"
+#include "tests/unit/support/actors.hpp"
+#include "tests/unit/support/files.hpp"
 
-using namespace mixerd;
+using json = nlohmann::json;
+namespace settings_file = mixerd::settings_file;
+using mixerd::reload_atom_v;
+using mixerd::settings_actor;
+using mixerd::settings_behavior;
+using mixerd::settings_impl;
+using mixerd::settings_reloaded;
+using mixerd::settings_state;
+using mixerd::watch_atom_v;
 using mixerd::test::actor_fixture;
 using mixerd::test::file_mode;
 using mixerd::test::read_file;
 using mixerd::test::receive_within;
+using mixerd::test::state_of;
 using mixerd::test::temp_dir;
 using mixerd::test::write_file;
-using nlohmann::json;
 
 namespace {
 
@@ -33,45 +41,25 @@ struct settings_fixture : actor_fixture {
   caf::scoped_actor self{sys};
 
   // Writes `initial` to the file (unless told not to) and spawns the actor with it.
-  caf::actor start(const json& initial, bool write_it = true) {
+  settings_impl start(const json& initial, bool write_it = true) {
     if (write_it) write_file(paths.settings, settings_file::serialize(initial));
-    return spawn(settings_actor, paths, initial);
+    return spawn(settings_behavior, paths, initial);
   }
 
-  json get(const caf::actor& settings) {
-    json out;
-    bool answered = false;
-    self->request(settings, test::wait_limit, caf::get_atom_v)
-        .receive(
-            [&](const json& j) {
-              out = j;
-              answered = true;
-            },
-            [](const caf::error&) {});
-    REQUIRE_MESSAGE(answered, "settings actor did not answer get");
-    return out;
+  json get(const settings_actor& settings) {
+    return mixerd::test::ask<json>(self, settings, caf::get_atom_v);
   }
 
-  void put(const caf::actor& settings, const std::string& key, json value) {
+  void put(const settings_actor& settings, const std::string& key, json value) {
     self->send(settings, caf::put_atom_v, key, std::move(value));
   }
 
-  template <class Atom>
-  bool ask(const caf::actor& settings, Atom atom) {
-    bool result = false;
-    bool answered = false;
-    self->request(settings, test::wait_limit, atom)
-        .receive(
-            [&](bool ok) {
-              result = ok;
-              answered = true;
-            },
-            [](const caf::error&) {});
-    REQUIRE_MESSAGE(answered, "settings actor did not answer");
-    return result;
+  bool flush(const settings_actor& settings) {
+    return mixerd::test::ask<bool>(self, settings, caf::flush_atom_v);
   }
-  bool flush(const caf::actor& settings) { return ask(settings, caf::flush_atom_v); }
-  bool reload(const caf::actor& settings) { return ask(settings, reload_atom_v); }
+  bool reload(const settings_actor& settings) {
+    return mixerd::test::ask<bool>(self, settings, reload_atom_v);
+  }
 
   json on_disk() { return json::parse(read_file(paths.settings)); }
 };
@@ -147,7 +135,7 @@ TEST_CASE_FIXTURE(settings_fixture, "settings actor saves by itself and keeps ru
   self->monitor(settings);
   put(settings, "master_volume", 12);
   // The coalescing timer (limits::settings_flush_delay) saves without an explicit flush.
-  const auto deadline = std::chrono::steady_clock::now() + test::wait_limit;
+  const auto deadline = std::chrono::steady_clock::now() + mixerd::test::wait_limit;
   while (on_disk().value("master_volume", -1) != 12 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));  // no event to await
   REQUIRE(on_disk()["master_volume"] == 12);
@@ -159,7 +147,7 @@ TEST_CASE_FIXTURE(settings_fixture, "settings actor saves by itself and keeps ru
     CAPTURE(i);
     bool answered = false;
     caf::error failure;
-    self->request(settings, test::wait_limit, caf::get_atom_v)
+    self->request(settings, mixerd::test::wait_limit, caf::get_atom_v)
         .receive([&](const json&) { answered = true; }, [&](caf::error& e) { failure = e; });
     // Regression: a self-sent flush request used to return its reply to the actor itself,
     // which then terminated with unexpected_message 250 ms after the first change.
@@ -252,8 +240,5 @@ TEST_CASE_FIXTURE(settings_fixture, "settings actor drops a watcher that exits")
   // then, its down message was queued behind the reload. One more round trip handles it.
   CHECK(reload(settings));
   CHECK(next_reload(stays) == json{{"controller_port", 5000}});
-  auto* owner = dynamic_cast<caf::stateful_actor<settings_state>*>(
-      caf::actor_cast<caf::abstract_actor*>(settings));
-  REQUIRE(owner != nullptr);
-  CHECK(owner->state.watchers.size() == 1);
+  CHECK(state_of<settings_state>(settings).watchers.size() == 1);
 }

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -12,42 +11,27 @@
 #include <string>
 #include <thread>
 
-#include "tests/unit/actors/test_support.hpp"
+#include "tests/unit/support/files.hpp"
+#include "tests/unit/support/text.hpp"
+#include "tests/unit/support/wait.hpp"
 
 using namespace mixerd;
+using mixerd::test::contains;
+using mixerd::test::eventually;
 using mixerd::test::file_mode;
 using mixerd::test::folder_entries;
+using mixerd::test::is_lower_hex;
 using mixerd::test::read_file;
 using mixerd::test::temp_dir;
 using mixerd::test::write_file;
 
 namespace {
 
-bool is_lower_hex(const std::string& s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // Loads `text` written to a settings file in `dir`; returns the error text (empty when ok).
 std::string load_error(const temp_dir& dir, const std::string& text) {
   const std::string path = dir.file("settings.json");
   write_file(path, text);
   return settings_file::load(path).error;
-}
-
-// Waits (bounded) until `pred` holds; true when it did.
-template <class Pred>
-bool wait_until(Pred pred, std::chrono::milliseconds limit = std::chrono::seconds(2)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::yield();
-  }
-  return true;
 }
 
 // True when /proc/locks shows a process waiting for a lock on the file with inode `inode`.
@@ -270,13 +254,13 @@ TEST_CASE("a second write_lock blocks until the first is released") {
     second_held = second.held();
     acquired = true;
   });
-  REQUIRE(wait_until([&] { return started.load(); }));
+  REQUIRE(eventually([&] { return started.load(); }));
   // The kernel lists the second thread as a waiter on the lock file: it is blocked in flock.
-  CHECK(wait_until([&] { return lock_has_waiter(st.st_ino) || acquired.load(); }));
+  CHECK(eventually([&] { return lock_has_waiter(st.st_ino) || acquired.load(); }));
   CHECK_FALSE(acquired.load());
 
   first.reset();
-  CHECK(wait_until([&] { return acquired.load(); }));
+  CHECK(eventually([&] { return acquired.load(); }));
   other.join();
   CHECK(second_held.load());
 }

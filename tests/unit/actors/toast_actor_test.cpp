@@ -9,13 +9,13 @@
 
 #include "protocol/device_codec.hpp"
 #include "protocol/messages.hpp"
-#include "tests/unit/actors/caf_support.hpp"
+#include "tests/unit/support/actors.hpp"
 
 using json = nlohmann::json;
 using mixerd::toast_admission;
 using mixerd::toast_outcome;
+using mixerd::test::playing;
 using mixerd::test::receive_within;
-using mixerd::test::wait_limit;
 namespace protocol = mixerd::protocol;
 
 namespace {
@@ -23,59 +23,53 @@ namespace {
 const std::string key = "0123456789abcdef0123456789abcdef";
 
 // Answers status requests like the device actor and passes host commands to `observer`.
-caf::behavior fake_device(caf::event_based_actor* self, std::shared_ptr<std::atomic<bool>> up,
-                          caf::actor observer) {
+mixerd::device_actor::behavior_type fake_device(mixerd::device_actor::pointer,
+                                                std::shared_ptr<std::atomic<bool>> up,
+                                                caf::actor observer) {
   return {
       [up](caf::get_atom, mixerd::status_atom) {
         mixerd::device_status s;
         s.connected = up->load();
         return s;
       },
-      [self, observer](const protocol::host_command& c) { self->send(observer, c); },
+      [observer](const protocol::host_command& c) { caf::anon_send(observer, c); },
   };
 }
 
+// The toast actor with a fake device and a scoped actor playing the settings actor. Events
+// reach it from the hub: the system table subscribes it to toast_topics(); here the scoped
+// `hub` sends them itself.
 struct toast_fixture : mixerd::test::actor_fixture {
   caf::scoped_actor device_lines{sys};
   caf::scoped_actor hub{sys};
   caf::scoped_actor settings{sys};
   caf::scoped_actor client{sys};
   std::shared_ptr<std::atomic<bool>> up = std::make_shared<std::atomic<bool>>(true);
-  caf::actor device;
-  caf::actor toast;
+  std::shared_ptr<mixerd::published<mixerd::toast_view>> view =
+      std::make_shared<mixerd::published<mixerd::toast_view>>();
+  mixerd::device_actor device;
+  mixerd::toast_actor toast;
 
   void start(json initial = json{{"toast_api_key", key}}) {
     device = spawn(fake_device, up, caf::actor{device_lines});
-    toast = spawn(mixerd::toast_actor,
-                  mixerd::toast_wiring{device, caf::actor{hub}, caf::actor{settings}}, initial);
-    REQUIRE(receive_within(hub, [&](caf::subscribe_atom, const caf::actor&) {}));
+    toast = spawn(mixerd::toast_behavior,
+                  mixerd::toast_wiring{device, playing<mixerd::settings_actor>(settings)}, initial,
+                  view);
     REQUIRE(receive_within(settings, [&](mixerd::watch_atom, const caf::actor&) {}));
   }
 
-  template <class T>
-  T ask(const T&, caf::message msg) {
-    T out{};
-    bool ok = false;
-    client->request(toast, wait_limit, std::move(msg))
-        .receive(
-            [&](const T& x) {
-              out = x;
-              ok = true;
-            },
-            [&](caf::error& e) { FAIL("request failed: ", caf::to_string(e)); });
-    REQUIRE(ok);
-    return out;
+  template <class T, class... Ts>
+  T ask(Ts&&... xs) {
+    return mixerd::test::ask<T>(client, toast, std::forward<Ts>(xs)...);
   }
 
   toast_admission admit(std::string address, std::string given, bool needs_key = true) {
-    return ask(toast_admission{}, caf::make_message(mixerd::toast_admit{
-                                      std::move(address), std::move(given), needs_key}));
+    return ask<toast_admission>(
+        mixerd::toast_admit{std::move(address), std::move(given), needs_key});
   }
 
   toast_outcome::result post(std::string handler, mixerd::toast_content t) {
-    return ask(toast_outcome{},
-               caf::make_message(mixerd::toast_post{std::move(handler), std::move(t)}))
-        .what;
+    return ask<toast_outcome>(mixerd::toast_post{std::move(handler), std::move(t)}).what;
   }
 
   std::string next_line() {
@@ -94,7 +88,7 @@ struct toast_fixture : mixerd::test::actor_fixture {
   }
 
   mixerd::toast_history history() {
-    return ask(mixerd::toast_history{}, caf::make_message(caf::get_atom_v, mixerd::history_atom_v));
+    return ask<mixerd::toast_history>(caf::get_atom_v, mixerd::history_atom_v);
   }
 };
 
@@ -153,7 +147,7 @@ TEST_CASE_FIXTURE(toast_fixture, "no device, a disabled or unknown handler: noth
   up->store(true);
   CHECK(post("nope", toast_of("b")) == result::unknown_handler);
   mixerd::toast_switch_result sw =
-      ask(mixerd::toast_switch_result{}, caf::make_message(mixerd::toast_switch{"api", false}));
+      ask<mixerd::toast_switch_result>(mixerd::toast_switch{"api", false});
   CHECK(sw.found);
   CHECK_FALSE(sw.handler.enabled);
   CHECK(post("api", toast_of("c")) == result::handler_disabled);
@@ -168,8 +162,7 @@ TEST_CASE_FIXTURE(toast_fixture, "no device, a disabled or unknown handler: noth
 
 TEST_CASE_FIXTURE(toast_fixture, "switches are persisted as toast_handlers") {
   start();
-  caf::message off = caf::make_message(mixerd::toast_switch{"music", false});
-  auto sw = ask(mixerd::toast_switch_result{}, off);
+  auto sw = ask<mixerd::toast_switch_result>(mixerd::toast_switch{"music", false});
   CHECK(sw.handler.id == "music");
   CHECK_FALSE(sw.handler.loaded);
   auto put = next_put();
@@ -180,27 +173,23 @@ TEST_CASE_FIXTURE(toast_fixture, "switches are persisted as toast_handlers") {
                            {"smarthome", true},
                            {"music", false},
                            {"plugins", true}});
-  auto unknown = ask(mixerd::toast_switch_result{},
-                     caf::make_message(mixerd::toast_switch{"calendar", false}));
+  auto unknown = ask<mixerd::toast_switch_result>(mixerd::toast_switch{"calendar", false});
   CHECK_FALSE(unknown.found);
-  auto list = ask(mixerd::toast_handler_list{},
-                  caf::make_message(caf::get_atom_v, mixerd::handlers_atom_v));
+  auto list = ask<mixerd::toast_handler_list>(caf::get_atom_v, mixerd::handlers_atom_v);
   REQUIRE(list.size() == 6);
   CHECK_FALSE(list[4].enabled);
 }
 
 TEST_CASE_FIXTURE(toast_fixture, "switches and the key come from settings and their reload") {
   start(json{{"toast_api_key", key}, {"toast_handlers", {{"system", false}, {"future", true}}}});
-  auto list = ask(mixerd::toast_handler_list{},
-                  caf::make_message(caf::get_atom_v, mixerd::handlers_atom_v));
+  auto list = ask<mixerd::toast_handler_list>(caf::get_atom_v, mixerd::handlers_atom_v);
   CHECK_FALSE(list[1].enabled);
   CHECK(list[0].enabled);
   const std::string other = "fedcba9876543210fedcba9876543210";
   settings->send(toast, mixerd::settings_reloaded{json{{"toast_api_key", other}}});
   CHECK(admit("127.0.0.1", key).what == verdict::unauthorized);
   CHECK(admit("127.0.0.1", other).what == verdict::ok);
-  list = ask(mixerd::toast_handler_list{},
-             caf::make_message(caf::get_atom_v, mixerd::handlers_atom_v));
+  list = ask<mixerd::toast_handler_list>(caf::get_atom_v, mixerd::handlers_atom_v);
   CHECK(list[1].enabled);
 }
 
@@ -220,7 +209,8 @@ TEST_CASE_FIXTURE(toast_fixture, "regenerate: saved, answered after the save, ol
   CHECK(admit("127.0.0.1", fresh).what == verdict::ok);
 }
 
-TEST_CASE_FIXTURE(toast_fixture, "one toast at a time: a newer one replaces it; history bounded") {
+TEST_CASE_FIXTURE(toast_fixture,
+                  "one toast at a time: a newer one replaces it, and the history is bounded") {
   start();
   CHECK(post("api", toast_of("first", 30000)) == result::shown);
   CHECK(post("api", toast_of("second", 30000)) == result::shown);
@@ -248,7 +238,7 @@ TEST_CASE_FIXTURE(toast_fixture, "the system handler announces the device's link
   REQUIRE(h.size() == 3);
   CHECK(h[1].toast.message == "Mixer disconnected");
   CHECK(h[1].outcome == result::device_offline);
-  ask(mixerd::toast_switch_result{}, caf::make_message(mixerd::toast_switch{"system", false}));
+  ask<mixerd::toast_switch_result>(mixerd::toast_switch{"system", false});
   hub->send(toast, mixerd::event{mixerd::device_status_change{true, "/dev/ttyACM0"}});
   CHECK(history().back().outcome == result::handler_disabled);
   // Nothing reached the device: the next line is this probe's.
@@ -260,7 +250,7 @@ TEST_CASE_FIXTURE(toast_fixture, "an integration's toast shows only while its ha
   start();
   client->send(toast, mixerd::toast_notice{"music", toast_of("Now playing")});
   CHECK(next_line() == "TOAST,3000,bell,1DB954,Now playing,");
-  ask(mixerd::toast_switch_result{}, caf::make_message(mixerd::toast_switch{"music", false}));
+  ask<mixerd::toast_switch_result>(mixerd::toast_switch{"music", false});
   client->send(toast, mixerd::toast_notice{"music", toast_of("Next track")});
   client->send(toast, mixerd::toast_notice{"calendar", toast_of("Meeting")});
   CHECK(post("api", toast_of("probe")) == result::shown);
@@ -269,4 +259,36 @@ TEST_CASE_FIXTURE(toast_fixture, "an integration's toast shows only while its ha
   REQUIRE(h.size() == 3);
   CHECK(h[1].handler == "music");
   CHECK(h[1].outcome == result::handler_disabled);
+}
+
+TEST_CASE_FIXTURE(toast_fixture, "the handler switches are published as a toast_view") {
+  start(json{{"toast_api_key", key}, {"toast_handlers", {{"stream", false}}}});
+  // The view is there as soon as the actor ran (the start took its watch message).
+  auto first = view->load();
+  REQUIRE(first != nullptr);
+  REQUIRE(first->handlers.size() == 6);
+  CHECK(first->handlers[2].id == "stream");
+  CHECK_FALSE(first->handlers[2].enabled);
+
+  ask<mixerd::toast_switch_result>(mixerd::toast_switch{"music", false});
+  auto second = view->load();
+  CHECK_FALSE(second->handlers[4].enabled);
+  CHECK_FALSE(second->handlers[2].enabled);
+  CHECK(first->handlers[4].enabled);  // a published view never changes
+
+  settings->send(toast, mixerd::settings_reloaded{json{{"toast_api_key", key}}});
+  auto list = ask<mixerd::toast_handler_list>(caf::get_atom_v, mixerd::handlers_atom_v);
+  auto third = view->load();
+  REQUIRE(third->handlers.size() == list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    CAPTURE(i);
+    CHECK(third->handlers[i].id == list[i].id);
+    CHECK(third->handlers[i].enabled);
+    CHECK(list[i].enabled);
+  }
+}
+
+TEST_CASE("toast topics are device and audio server connects") {
+  CHECK(mixerd::toast_topics() ==
+        mixerd::topics_of<mixerd::device_status_change, mixerd::audio_status_change>());
 }

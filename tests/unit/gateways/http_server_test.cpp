@@ -14,7 +14,7 @@
 #include <doctest/doctest.h>
 #include <httplib.h>
 
-#include "tests/unit/gateways/http_test_support.hpp"
+#include "tests/unit/support/http.hpp"
 
 namespace mh = mixerd::http;
 using namespace mixerd::test;

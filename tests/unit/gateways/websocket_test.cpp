@@ -14,8 +14,8 @@
 #include <httplib.h>
 
 #include "gateways/http/server.hpp"
-#include "tests/unit/gateways/http_test_support.hpp"
-#include "tests/unit/gateways/ws_test_client.hpp"
+#include "tests/unit/support/http.hpp"
+#include "tests/unit/support/ws_client.hpp"
 
 namespace mh = mixerd::http;
 using namespace mixerd::test;

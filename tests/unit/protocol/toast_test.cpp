@@ -121,17 +121,7 @@ TEST_CASE("a toast becomes an escaped TOAST line") {
         "TOAST,4000,warning,FF0000,Build\\, done,C:\\\\out");
 }
 
-TEST_CASE("query parameters are found and percent-decoded") {
-  CHECK(notify::query_parameter("api_key=abc", "api_key") == "abc");
-  CHECK(notify::query_parameter("x=1&api_key=a%2Bb+c&y", "api_key") == "a+b c");
-  CHECK(notify::query_parameter("api%5Fkey=z", "api_key") == "z");
-  CHECK(notify::query_parameter("api_key", "api_key") == "");
-  CHECK_FALSE(notify::query_parameter("", "api_key").has_value());
-  CHECK_FALSE(notify::query_parameter("api_keys=1&key=2", "api_key").has_value());
-  CHECK(notify::query_parameter("api_key=%zz%4", "api_key") == "%zz%4");
-}
-
-TEST_CASE("the handlers: six, each with a # colour; api and system are loaded") {
+TEST_CASE("the handlers: six, each with a # colour, api and system loaded") {
   auto handlers = notify::default_handlers();
   REQUIRE(handlers.size() == 6);
   const char* ids[] = {"api", "system", "stream", "smarthome", "music", "plugins"};

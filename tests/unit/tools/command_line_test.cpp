@@ -6,8 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/support/text.hpp"
+
 using mixerd::cli::mode;
 using mixerd::cli::parse_result;
+using mixerd::test::contains;
 
 namespace {
 
@@ -40,10 +43,6 @@ std::string bad(const std::vector<std::string>& args) {
   auto result = parse(args);
   CHECK_FALSE(result.error.empty());
   return result.error;
-}
-
-bool mentions(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 }  // namespace
@@ -126,8 +125,8 @@ TEST_CASE("command line serial accepts auto and none and simulate stands alone")
 TEST_CASE("command line accepts every log level and refuses others") {
   for (const char* level : {"trace", "debug", "info", "warn", "error"})
     CHECK(good({"--log-level", level}).log_level == std::optional<std::string>(level));
-  CHECK(mentions(bad({"--log-level", "verbose"}), "--log-level"));
-  CHECK(mentions(bad({"--log-level=INFO"}), "--log-level"));
+  CHECK(contains(bad({"--log-level", "verbose"}), "--log-level"));
+  CHECK(contains(bad({"--log-level=INFO"}), "--log-level"));
 }
 
 TEST_CASE("command line accepts ports 0 and 65535") {
@@ -151,8 +150,8 @@ TEST_CASE("command line refuses bad ports naming the flag") {
     for (const char* value : {"65536", "-1", "abc", "", "5000x", " 5000", "99999999999"}) {
       CAPTURE(flag);
       CAPTURE(value);
-      CHECK(mentions(bad({flag, value}), flag));
-      CHECK(mentions(bad({std::string(flag) + "=" + value}), flag));
+      CHECK(contains(bad({flag, value}), flag));
+      CHECK(contains(bad({std::string(flag) + "=" + value}), flag));
     }
   }
 }
@@ -161,25 +160,25 @@ TEST_CASE("command line refuses a flag without its value") {
   for (const char* flag :
        {"--data-dir", "--config", "--serial", "--bind", "--controller-port", "--log-level"}) {
     CAPTURE(flag);
-    CHECK(mentions(bad({flag}), flag));
+    CHECK(contains(bad({flag}), flag));
   }
-  CHECK(mentions(bad({"--data-dir="}), "--data-dir"));
+  CHECK(contains(bad({"--data-dir="}), "--data-dir"));
 }
 
 TEST_CASE("command line refuses simulate together with serial") {
   const std::string error = bad({"--simulate", "--serial", "/dev/ttyACM0"});
-  CHECK(mentions(error, "--simulate"));
-  CHECK(mentions(error, "--serial"));
+  CHECK(contains(error, "--simulate"));
+  CHECK(contains(error, "--serial"));
   CHECK_FALSE(bad({"--serial=auto", "--simulate"}).empty());
   CHECK_FALSE(bad({"--simulate=yes"}).empty());
 }
 
 TEST_CASE("command line refuses unknown options and arguments") {
-  CHECK(mentions(bad({"--bogus"}), "--bogus"));
-  CHECK(mentions(bad({"--bogus=1"}), "--bogus"));
-  CHECK(mentions(bad({"-x"}), "-x"));
-  CHECK(mentions(bad({"run"}), "run"));
-  CHECK(mentions(bad({"--data-dir", "/d", "extra"}), "extra"));
+  CHECK(contains(bad({"--bogus"}), "--bogus"));
+  CHECK(contains(bad({"--bogus=1"}), "--bogus"));
+  CHECK(contains(bad({"-x"}), "-x"));
+  CHECK(contains(bad({"run"}), "run"));
+  CHECK(contains(bad({"--data-dir", "/d", "extra"}), "extra"));
 }
 
 TEST_CASE("command line set-password takes a user and an optional data folder") {
@@ -196,8 +195,8 @@ TEST_CASE("command line set-password takes a user and an optional data folder") 
 }
 
 TEST_CASE("command line set-password without a user is refused") {
-  CHECK(mentions(bad({"set-password"}), "USERNAME"));
-  CHECK(mentions(bad({"set-password", "--data-dir", "/d"}), "USERNAME"));
+  CHECK(contains(bad({"set-password"}), "USERNAME"));
+  CHECK(contains(bad({"set-password", "--data-dir", "/d"}), "USERNAME"));
 }
 
 TEST_CASE("command line api-key takes an optional data folder") {
@@ -222,8 +221,8 @@ TEST_CASE("command line refuses daemon flags after api-key and set-password") {
                                              {"set-password", "admin", "other"}}) {
     CAPTURE(args.back());
     const std::string error = bad(args);
-    CHECK(mentions(error, args[0]));
-    CHECK(mentions(error, args.size() > 2 && args[0] == "set-password" ? args[2] : args[1]));
+    CHECK(contains(error, args[0]));
+    CHECK(contains(error, args.size() > 2 && args[0] == "set-password" ? args[2] : args[1]));
   }
 }
 
@@ -267,6 +266,6 @@ TEST_CASE("usage mentions every flag and both commands") {
                            "warn",
                            "error"}) {
     CAPTURE(part);
-    CHECK(mentions(text, part));
+    CHECK(contains(text, part));
   }
 }

@@ -11,7 +11,6 @@
 #include <boost/asio/io_context.hpp>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/unit/support/files.hpp"
 #include "tools/mixer-sim/simulated_device.hpp"
 
 namespace {
@@ -125,18 +125,6 @@ void check_handshake(host_port& host) {
   CHECK(host.next() == "DEV_TYPE,Mixlar Mix");
   CHECK(host.next() == "FW_VER,2.0.0");
 }
-
-// A private folder for link paths, removed with its content.
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    std::string pattern = "/tmp/mixer-sim-test-XXXXXX";
-    if (::mkdtemp(pattern.data()) != nullptr) path = pattern;
-  }
-  ~temp_dir() {
-    if (!path.empty()) std::system(("rm -rf '" + path + "'").c_str());
-  }
-};
 
 std::string link_target(const std::string& link) {
   char buf[256];
@@ -300,10 +288,9 @@ TEST_CASE("simulated device traces both directions") {
 }
 
 TEST_CASE("simulated device unplug hangs up and replug serves a new pty") {
-  temp_dir dir;
-  REQUIRE(!dir.path.empty());
+  mixerd::test::temp_dir dir;  // a private folder for the link
   device_options options;
-  options.link_path = dir.path + "/ttyMIX";
+  options.link_path = dir.file("ttyMIX");
   auto sim = std::make_unique<running_device>(options);
   CHECK(sim->device->port_path() == options.link_path);
   std::string first_pty = link_target(options.link_path);

@@ -1,4 +1,4 @@
-// Helpers shared by the actor tests: a temporary folder and small file utilities.
+// Temporary folders and small file utilities for the unit tests.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -9,8 +9,8 @@
 #include <fstream>
 #include <iterator>
 #include <set>
-#include <sstream>
 #include <string>
+#include <system_error>
 
 namespace mixerd::test {
 
@@ -46,6 +46,12 @@ inline void write_file(const std::string& path, const std::string& contents) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   REQUIRE_MESSAGE(out.good(), "cannot write ", path);
   out << contents;
+}
+
+// Writes an executable shell script (mode 0755).
+inline void write_script(const std::string& path, const std::string& body) {
+  write_file(path, "#!/bin/sh\n" + body);
+  std::filesystem::permissions(path, std::filesystem::perms(0755));
 }
 
 // Permission bits of a file (e.g. 0600), or -1 when it does not exist.

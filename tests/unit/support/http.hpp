@@ -1,5 +1,5 @@
-// Shared by the HTTP server core tests: a listener running on its own io thread, and a blocking
-// raw-socket client for tests that need control over the bytes on the wire.
+// For the HTTP tests: a listener running on its own io thread, and a blocking raw-socket client
+// for tests that need control over the bytes on the wire.
 #pragma once
 
 #include <arpa/inet.h>
@@ -25,6 +25,7 @@
 #include <boost/asio/post.hpp>
 
 #include "gateways/http/server.hpp"
+#include "tests/unit/support/wait.hpp"
 
 namespace mixerd::test {
 
@@ -52,17 +53,6 @@ inline std::string body_of(const std::string& response) {
 
 inline bool has_header(const std::string& response, const std::string& line) {
   return response.find("\r\n" + line + "\r\n") != std::string::npos;
-}
-
-// Polls `done` for up to `limit`: for effects that happen on the io thread.
-inline bool eventually(const std::function<bool()>& done,
-                       std::chrono::milliseconds limit = std::chrono::seconds(5)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return true;
 }
 
 // A listener on 127.0.0.1:0 with its io_context running on its own thread.

@@ -1,0 +1,130 @@
+#include "actors/system.hpp"
+
+#include <doctest/doctest.h>
+
+#include <caf/all.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actors/audio/audio_actor.hpp"
+#include "actors/hub/hub_actor.hpp"
+#include "actors/mixer/mixer_actor.hpp"
+#include "protocol/messages.hpp"
+#include "tests/unit/support/actors.hpp"
+#include "tests/unit/support/env.hpp"
+#include "tests/unit/support/files.hpp"
+#include "tests/unit/support/io_thread.hpp"
+#include "tests/unit/support/wait.hpp"
+
+using json = nlohmann::json;
+namespace m = mixerd;
+using mixerd::test::as;
+using mixerd::test::next_event;
+
+namespace {
+
+// Every capability spawned from the system table, as the daemon does, without a device (serial
+// "none") and without an audio server.
+struct system_fixture {
+  m::test::temp_dir data;
+  m::test::scoped_env no_audio{"PULSE_SERVER", "unix:/nonexistent/mixerd-unit/pulse/native"};
+  m::test::io_thread io;
+  m::test::actor_fixture actors;
+  m::running_system running;
+  bool stopped = false;
+
+  system_fixture() {
+    m::actor_options options;
+    options.io = &io.io;
+    options.serial = "none";
+    options.paths = {data.path(), data.file("settings.json")};
+    options.settings = {{"master_volume", 30}, {"toast_api_key", std::string(64, 'a')}};
+    m::spawn_actors(actors.sys, options, running);
+    for (const auto& phase : running.phases)
+      for (const auto& a : phase)
+        actors.track(a);
+  }
+  ~system_fixture() {
+    if (!stopped) m::shutdown_actors(actors.sys, running, {});
+  }
+  system_fixture(const system_fixture&) = delete;
+  system_fixture& operator=(const system_fixture&) = delete;
+};
+
+}  // namespace
+
+TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability and its views") {
+  const auto& dir = running.dir;
+  CHECK(dir.get<m::hub_actor>());
+  CHECK(dir.get<m::settings_actor>());
+  CHECK(dir.get<m::device_actor>());
+  CHECK(dir.get<m::audio_actor>());
+  CHECK(dir.get<m::mixer_actor>());
+  CHECK(dir.get<m::auth_actor>());
+  CHECK(dir.get<m::toast_actor>());
+  CHECK(dir.get<m::network_actor>());
+  CHECK(dir.get<m::plants_actor>());
+  // Readers see a view from the moment a capability is spawned.
+  CHECK(dir.view<m::device_status>() != nullptr);
+  CHECK(dir.view<m::audio_view>() != nullptr);
+  CHECK(dir.view<m::auth_view>() != nullptr);
+  CHECK(dir.view<m::toast_view>() != nullptr);
+  auto mixer = dir.view<m::mixer_view>();
+  REQUIRE(mixer != nullptr);
+  CHECK(mixer->mix.master_volume == 30);
+
+  // initial_state: what the capabilities contribute, and the empty shapes of the rest.
+  auto state = dir.initial_state();
+  for (const char* key :
+       {"sliders", "mutes", "volume", "status", "connected", "macros", "profiles"})
+    CHECK_MESSAGE(state.contains(key), key);
+  CHECK(state["volume"] == 30);
+  CHECK(state["connected"] == false);
+  CHECK(state["status"]["audio_connected"] == false);
+  CHECK(state["sliders"].size() == 4);
+}
+
+TEST_CASE_FIXTURE(system_fixture, "the system table subscribes the mixer and the toast actor") {
+  const auto hub = running.dir.get<m::hub_actor>();
+  // The table's subscriptions were sent before this one: once this one gets an event, the hub
+  // has handled them all.
+  caf::scoped_actor probe{actors.sys};
+  probe->send(hub, caf::subscribe_atom_v, caf::actor{probe}, m::topics_of<m::profile_change>());
+  probe->send(hub, caf::publish_atom_v, m::event{m::profile_change{"sync"}});
+  CHECK(as<m::profile_change>(next_event(probe)).profile == "sync");
+
+  const auto& subscribers = m::test::state_of<m::hub_state>(hub).subscribers;
+  auto topics_of = [&](const caf::actor& who) -> std::optional<m::topic_set> {
+    for (const auto& s : subscribers)
+      if (s.who == who) return s.topics;
+    return std::nullopt;
+  };
+  CHECK(subscribers.size() == 3);
+  CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::mixer_actor>())) ==
+        m::mixer_topics());
+  CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::toast_actor>())) ==
+        m::toast_topics());
+}
+
+TEST_CASE_FIXTURE(system_fixture, "device input published on the hub reaches the mixer's view") {
+  const auto hub = running.dir.get<m::hub_actor>();
+  caf::anon_send(hub, caf::publish_atom_v,
+                 m::event{m::device_input{m::protocol::dev_slider{2, 77}}});
+  CHECK(m::test::eventually(
+      [&] { return running.dir.view<m::mixer_view>()->mix.sliders[2].value == 77; }));
+}
+
+TEST_CASE_FIXTURE(system_fixture, "shutdown stops every capability") {
+  std::vector<caf::actor> all;
+  for (const auto& phase : running.phases)
+    all.insert(all.end(), phase.begin(), phase.end());
+  CHECK(all.size() == 9);
+  caf::scoped_actor watcher{actors.sys};
+  for (const auto& a : all)
+    watcher->monitor(a);
+  m::shutdown_actors(actors.sys, running, {});
+  stopped = true;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    CHECK(m::test::receive_within(watcher, [](const caf::down_msg&) {}));
+}

@@ -1,0 +1,49 @@
+#include "protocol/events.hpp"
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+using namespace mixerd;
+
+namespace {
+
+// One of each event type, in the variant's order.
+std::vector<event> one_of_each() {
+  return {slider_change{},       assignment_change{}, mute_change{},
+          volume_change{},       profile_change{},    device_status_change{},
+          audio_status_change{}, serial_raw{},        device_input{}};
+}
+
+}  // namespace
+
+TEST_CASE("every event type has its own topic") {
+  const auto events = one_of_each();
+  REQUIRE(events.size() == topic_set().size());
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    CAPTURE(event_name(events[i]));
+    CHECK(topic_of(events[i]) == i);
+  }
+  CHECK(topics_of<slider_change>() == topic_set().set(topic_of(slider_change{})));
+  CHECK(topics_of<mute_change, device_input>().count() == 2);
+  CHECK(topics_of<mute_change, device_input>().test(topic_of(device_input{})));
+  CHECK(topics_of<>().none());
+}
+
+TEST_CASE("client_topics are the topics of the events clients see") {
+  const auto clients = client_topics();
+  for (const auto& e : one_of_each()) {
+    CAPTURE(event_name(e));
+    CHECK(clients.test(topic_of(e)) == is_client_event(e));
+  }
+  CHECK(clients == topics_of<slider_change, assignment_change, mute_change, volume_change,
+                             profile_change, device_status_change, audio_status_change>());
+  CHECK_FALSE(is_client_event(serial_raw{}));
+  CHECK_FALSE(is_client_event(device_input{}));
+}
+
+TEST_CASE("the wire names of the events") {
+  CHECK(event_name(audio_status_change{}) == "audio_status");
+  CHECK(event_name(device_status_change{}) == "device_status");
+  CHECK(audio_status_change::wire_name == "audio_status");
+}
