@@ -49,6 +49,8 @@ void append_to_payload(std::string& payload, std::string_view encoded_packet);
 // Defaults of the reference server (socket.io 4.8), which clients expect.
 inline constexpr int default_ping_interval_ms = 25000;
 inline constexpr int default_ping_timeout_ms = 20000;
+// socket.io's connectTimeout: how long a connection may stay without joining a namespace.
+inline constexpr int default_connect_timeout_ms = 45000;
 inline constexpr std::size_t default_max_payload = 1000000;
 
 // The complete open packet, keys in the reference server's order:

@@ -103,6 +103,7 @@ class engine::core : public std::enable_shared_from_this<engine::core> {
                      std::string_view text);
   void on_ws_close(const std::weak_ptr<session>& weak, const http::websocket* socket);
   void schedule_ping(const session_ptr& s);
+  void watch_connect(const session_ptr& s);
   http::websocket_events ws_events(const session_ptr& s, const http::websocket* socket);
 
   boost::asio::io_context& io_;
@@ -120,7 +121,8 @@ class engine::core::session final : public connection,
         sid(random_sid()),
         cookie(std::move(cookie)),
         ping_timer(io),
-        upgrade_timer(io) {}
+        upgrade_timer(io),
+        connect_timer(io) {}
 
   const std::string& id() const override { return sid; }
   const std::string& handshake_session() const override { return cookie; }
@@ -149,6 +151,11 @@ class engine::core::session final : public connection,
     if (auto engine = owner.lock()) engine->close_session(shared_from_this(), false, "closed");
   }
 
+  void joined() override {
+    has_joined = true;
+    connect_timer.cancel();
+  }
+
   // Answers the held poll with everything queued, or with a noop when nothing is.
   void answer_get() {
     std::string payload;
@@ -168,6 +175,7 @@ class engine::core::session final : public connection,
   bool closed = false;
   bool upgrading = false;  // a probe socket answered `3probe`
   bool awaiting_pong = false;
+  bool has_joined = false;
   std::deque<packet_ptr> queue;  // polling only
   std::optional<http::responder> pending_get;
   headers get_cors;
@@ -175,6 +183,7 @@ class engine::core::session final : public connection,
   std::shared_ptr<http::websocket> probe;
   boost::asio::steady_timer ping_timer;
   boost::asio::steady_timer upgrade_timer;
+  boost::asio::steady_timer connect_timer;
 };
 
 engine::core::session_ptr engine::core::create(const http::request& req, bool websocket) {
@@ -185,6 +194,7 @@ engine::core::session_ptr engine::core::create(const http::request& req, bool we
   auto s = std::make_shared<session>(weak_from_this(), io_, std::move(cookie));
   s->websocket = websocket;
   sessions_.emplace(s->sid, s);
+  watch_connect(s);
   log::debug(component, "session ", s->sid, " opened over ", websocket ? "websocket" : "polling",
              " from ", req.client_address);
   return s;
@@ -302,6 +312,19 @@ void engine::core::schedule_ping(const session_ptr& s) {
       if (ec || !s || !self || s->closed || !s->awaiting_pong) return;
       self->close_session(s, false, "ping timeout");
     });
+  });
+}
+
+// socket.io's Client closes a connection that has joined no namespace connectTimeout after it
+// opened; it does not start over when the client leaves its namespaces later.
+void engine::core::watch_connect(const session_ptr& s) {
+  s->connect_timer.expires_after(std::chrono::milliseconds(options_.connect_timeout_ms));
+  s->connect_timer.async_wait([this_ = weak_from_this(), weak = std::weak_ptr<session>(s)](
+                                  const boost::system::error_code& ec) {
+    auto s = weak.lock();
+    auto self = this_.lock();
+    if (ec || !s || !self || s->closed || s->has_joined) return;
+    self->close_session(s, false, "no namespace joined within the connect timeout");
   });
 }
 
@@ -424,6 +447,7 @@ void engine::core::close_session(const session_ptr& s, bool by_client, std::stri
   sessions_.erase(s->sid);
   s->ping_timer.cancel();
   s->upgrade_timer.cancel();
+  s->connect_timer.cancel();
   s->queue.clear();
   // The reference server ends a held poll with a noop when the client closed, with a close
   // packet when the server did (so the client knows to reconnect).

@@ -40,6 +40,8 @@ class connection {
   // is closed instead; returns false when the packet was not queued.
   virtual bool send(std::shared_ptr<const std::string> packet) = 0;
   virtual void close() = 0;
+  // The client joined a namespace: engine_options::connect_timeout_ms no longer applies.
+  virtual void joined() = 0;
 };
 
 struct engine_hooks {
@@ -53,6 +55,9 @@ struct engine_hooks {
 struct engine_options {
   int ping_interval_ms = 25000;
   int ping_timeout_ms = 20000;
+  // A session whose connection has not joined() by then is closed (socket.io's connectTimeout:
+  // a client that never connects to a namespace must not hold a session forever).
+  int connect_timeout_ms = 45000;
   std::size_t max_payload = 64 * 1024;    // announced in the open packet
   std::size_t max_queued_packets = 1000;  // per polling session; over it the session closes
   bool tls = false;                       // the listener serves HTTPS (for same-origin checks)

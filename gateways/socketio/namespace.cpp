@@ -161,6 +161,7 @@ void namespace_server::on_authorised(const std::weak_ptr<connection>& weak,
     return;
   }
   s->state = phase::joined;
+  s->conn->joined();
   if (!s->conn->send(shared(sio::connect_ok_message(random_sid())))) return;
   request_state(*s, std::nullopt);
 }

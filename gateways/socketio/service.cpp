@@ -30,6 +30,8 @@ service_options options_from_settings(const nlohmann::json& settings, bool tls) 
       setting_ms(settings, "socketio_ping_interval_ms", sio::default_ping_interval_ms);
   o.ping_timeout_ms =
       setting_ms(settings, "socketio_ping_timeout_ms", sio::default_ping_timeout_ms);
+  o.connect_timeout_ms =
+      setting_ms(settings, "socketio_connect_timeout_ms", sio::default_connect_timeout_ms);
   o.tls = tls;
   return o;
 }
@@ -59,6 +61,7 @@ service::service(caf::actor_system& sys, boost::asio::io_context& io, service_ta
   engine_options eo;
   eo.ping_interval_ms = options.ping_interval_ms;
   eo.ping_timeout_ms = options.ping_timeout_ms;
+  eo.connect_timeout_ms = options.connect_timeout_ms;
   // What the server really accepts in one POST; clients split their payloads at this size.
   eo.max_payload = limits::http_body_max;
   eo.max_queued_packets = options.max_queued_packets;
@@ -72,7 +75,8 @@ service::service(caf::actor_system& sys, boost::asio::io_context& io, service_ta
     });
   });
   log::info("socket.io", "ping every ", options.ping_interval_ms, " ms, timeout ",
-            options.ping_timeout_ms, " ms");
+            options.ping_timeout_ms, " ms; namespace connect within ", options.connect_timeout_ms,
+            " ms");
 }
 
 service::~service() {

@@ -187,3 +187,84 @@ def test_silent_session_is_closed_after_ping_timeout(daemon_factory, data_dir):
     assert s.get()[:2] == (200, "1")
     assert 1.8 < time.monotonic() - started < 5
     assert json.loads(s.get()[1]) == {"code": 1, "message": "Session ID unknown"}
+
+
+# ---- the connect timeout (socketio_connect_timeout_ms) -------------------------------------------
+
+def daemon_with_settings(daemon_factory, data_dir, settings):
+    os.makedirs(data_dir, exist_ok=True)
+    with open(os.path.join(data_dir, "settings.json"), "w") as f:
+        json.dump(settings, f)
+    return daemon_factory("--serial", "none")
+
+
+# Pings every second, so that a client has answered two of them when the connect timeout ends.
+CONNECT_TIMEOUT = 2.5
+
+
+@pytest.fixture
+def quick_connect(daemon_factory, data_dir):
+    return daemon_with_settings(daemon_factory, data_dir, {
+        "socketio_ping_interval_ms": 1000, "socketio_ping_timeout_ms": 1000,
+        "socketio_connect_timeout_ms": int(CONNECT_TIMEOUT * 1000)})
+
+
+def test_polling_client_that_never_joins_is_closed(quick_connect):
+    s = PollingSession(quick_connect)
+    started = time.monotonic()
+    pings = 0
+    while True:
+        packets = s.packets()  # held until the server has something: a ping or the close
+        if "1" in packets:
+            break
+        assert time.monotonic() - started < CONNECT_TIMEOUT + 3, "never closed"
+        assert packets == ["2"], packets
+        pings += 1
+        assert s.post("3")[:2] == (200, "ok")
+    assert pings >= 2  # alive all along: it is the missing namespace connect that counts
+    assert CONNECT_TIMEOUT - 0.2 < time.monotonic() - started < CONNECT_TIMEOUT + 1.5
+    assert json.loads(s.get()[1]) == {"code": 1, "message": "Session ID unknown"}
+
+
+def test_websocket_client_that_never_joins_is_closed(quick_connect):
+    ws = websocket.create_connection(ws_url(quick_connect, "EIO=4&transport=websocket"),
+                                     timeout=10)
+    try:
+        assert ws.recv().startswith("0{")
+        started = time.monotonic()
+        pings = 0
+        while (packet := ws.recv()) != "":  # "": the server's close frame
+            assert packet == "2", packet
+            assert time.monotonic() - started < CONNECT_TIMEOUT + 3, "never closed"
+            pings += 1
+            ws.send("3")
+        assert pings >= 2
+        assert CONNECT_TIMEOUT - 0.2 < time.monotonic() - started < CONNECT_TIMEOUT + 1.5
+    finally:
+        ws.close()
+
+
+def test_client_that_joins_is_not_closed_by_the_connect_timeout(quick_connect):
+    s = joined(quick_connect)
+    started = time.monotonic()
+    # Answer pings until well past the connect timeout...
+    while time.monotonic() - started < CONNECT_TIMEOUT + 1:
+        packet, _ = s.until(lambda p: p == "2")
+        assert s.post("3")[:2] == (200, "ok")
+    # ...and the session still answers.
+    s.post('427["get_state"]')
+    packet, seen = s.until(lambda p: p.startswith("437["))
+    assert "1" not in seen
+    assert json.loads(packet[3:])[0]["sliders"]
+
+
+def test_leaving_the_namespace_does_not_restart_the_connect_timeout(quick_connect):
+    s = joined(quick_connect)
+    assert s.post("41")[:2] == (200, "ok")
+    started = time.monotonic()
+    while time.monotonic() - started < CONNECT_TIMEOUT + 1:
+        s.until(lambda p: p == "2")
+        assert s.post("3")[:2] == (200, "ok")
+    assert s.post("40")[:2] == (200, "ok")
+    s.until(lambda p: event_packet(p)[0] == "initial_state")
+
