@@ -100,7 +100,7 @@ class engine::core : public std::enable_shared_from_this<engine::core> {
   void post(const session_ptr& s, std::string_view body, http::responder respond, headers cors);
   void on_packet(const session_ptr& s, const sio::eio_packet& p);
   void on_ws_message(const std::weak_ptr<session>& weak, const http::websocket* socket,
-                     std::string_view text);
+                     std::string_view data, bool binary);
   void on_ws_close(const std::weak_ptr<session>& weak, const http::websocket* socket);
   void schedule_ping(const session_ptr& s);
   void watch_connect(const session_ptr& s);
@@ -284,9 +284,11 @@ void engine::core::on_packet(const session_ptr& s, const sio::eio_packet& p) {
         schedule_ping(s);
       }
       break;
-    case sio::eio_type::message:
-      if (hooks_.on_message) hooks_.on_message(s, p.data);
+    case sio::eio_type::message: {
+      const auto& hook = p.binary ? hooks_.on_binary : hooks_.on_message;
+      if (hook) hook(s, p.data);
       break;
+    }
     case sio::eio_type::close:
       close_session(s, true, "client close");
       break;
@@ -335,7 +337,11 @@ http::websocket_events engine::core::ws_events(const session_ptr& s,
   std::weak_ptr<session> weak = s;
   http::websocket_events events;
   events.on_message = [this_ = weak_from_this(), weak, socket](std::string text) {
-    if (auto self = this_.lock()) self->on_ws_message(weak, socket, text);
+    if (auto self = this_.lock()) self->on_ws_message(weak, socket, text, false);
+  };
+  // Engine.IO v4: a binary frame is a message packet of raw bytes, with no type byte.
+  events.on_binary = [this_ = weak_from_this(), weak, socket](std::string bytes) {
+    if (auto self = this_.lock()) self->on_ws_message(weak, socket, bytes, true);
   };
   events.on_close = [this_ = weak_from_this(), weak, socket] {
     if (auto self = this_.lock()) self->on_ws_close(weak, socket);
@@ -391,10 +397,12 @@ std::optional<http::websocket_events> engine::core::upgrade(const http::request&
 }
 
 void engine::core::on_ws_message(const std::weak_ptr<session>& weak, const http::websocket* socket,
-                                 std::string_view text) {
+                                 std::string_view data, bool binary) {
   auto s = weak.lock();
   if (!s || s->closed) return;
-  auto p = sio::decode_eio(text);
+  auto p = binary ? std::optional<sio::eio_packet>(
+                        sio::eio_packet{sio::eio_type::message, std::string(data), true})
+                  : sio::decode_eio(data);
   if (s->probe.get() == socket) {
     if (!p) return;
     if (p->type == sio::eio_type::ping && p->data == "probe") {

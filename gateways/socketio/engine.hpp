@@ -48,6 +48,9 @@ struct engine_hooks {
   std::function<void(const std::shared_ptr<connection>&)> on_open;
   // The data of one Engine.IO message packet (type 4), in arrival order.
   std::function<void(const std::shared_ptr<connection>&, std::string_view data)> on_message;
+  // A binary message (raw bytes: a `b<base64>` packet or a websocket binary frame), in order
+  // with the text ones. Unset: binary messages are dropped.
+  std::function<void(const std::shared_ptr<connection>&, std::string_view bytes)> on_binary{};
   // Exactly once per opened connection, whoever closed it.
   std::function<void(const std::shared_ptr<connection>&)> on_close;
 };

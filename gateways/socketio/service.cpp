@@ -56,7 +56,8 @@ service::service(caf::actor_system& sys, boost::asio::io_context& io, service_ta
                                          boost::asio::post(io, [done, ok] { done(ok); });
                                        }});
   };
-  namespace_ = std::make_shared<namespace_server>(std::move(backend), options.max_queued_packets);
+  namespace_ = std::make_shared<namespace_server>(std::move(backend), options.max_queued_packets,
+                                                  limits::http_body_max);
 
   engine_options eo;
   eo.ping_interval_ms = options.ping_interval_ms;

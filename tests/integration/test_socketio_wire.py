@@ -1,6 +1,7 @@
 """Engine.IO / Socket.IO on the wire, checked byte by byte against the captures of the reference
 server (shared/reference/socketio-wire.md): handshake, errors, polling payloads, the upgrade
 probe, pings."""
+import base64
 import json
 import os
 import re
@@ -268,3 +269,90 @@ def test_leaving_the_namespace_does_not_restart_the_connect_timeout(quick_connec
     assert s.post("40")[:2] == (200, "ok")
     s.until(lambda p: event_packet(p)[0] == "initial_state")
 
+
+# ---- binary packets ------------------------------------------------------------------------------
+
+# socket.emit("get_state", Buffer.from([1, 2, 3]), ack) with ack id 5, as socket.io-client 4
+# writes it: the packet with a placeholder, then the attachment.
+BINARY_GET_STATE = '451-5["get_state",{"_placeholder":true,"num":0}]'
+
+
+def test_binary_get_state_over_polling(daemon):
+    s = joined(daemon)
+    assert s.post(BINARY_GET_STATE, "bAQID")[:2] == (200, "ok")
+    packet, _ = s.until(lambda p: p.startswith("435["))
+    assert json.loads(packet[3:])[0]["sliders"] == get_json(daemon, "/api/sliders")["sliders"]
+    # The attachment may also come in a POST of its own.
+    assert s.post(BINARY_GET_STATE.replace("-5", "-6"))[:2] == (200, "ok")
+    assert s.post("bAQID")[:2] == (200, "ok")
+    s.until(lambda p: p.startswith("436["))
+
+
+def ws_joined(daemon):
+    ws = websocket.create_connection(ws_url(daemon, "EIO=4&transport=websocket"), timeout=10)
+    assert ws.recv().startswith("0{")
+    ws.send("40")
+    assert ws.recv().startswith("40{")
+    assert event_packet(ws.recv())[0] == "initial_state"
+    return ws
+
+
+def test_binary_get_state_over_websocket(daemon):
+    ws = ws_joined(daemon)
+    try:
+        # The attachment as a binary frame, as both stock clients send it...
+        ws.send(BINARY_GET_STATE)
+        ws.send_binary(b"\x01\x02\x03")
+        answer = ws.recv()
+        assert answer.startswith("435[")
+        assert json.loads(answer[3:])[0]["sliders"] == get_json(daemon, "/api/sliders")["sliders"]
+        # ...or as a `b` packet in a text frame, which the reference reads too.
+        ws.send('452-6["get_state",{"_placeholder":true,"num":1},{"_placeholder":true,"num":0}]')
+        ws.send("bAQID")
+        ws.send_binary(b"")
+        assert ws.recv().startswith("436[")
+    finally:
+        ws.close()
+
+
+def test_binary_packet_over_max_payload_closes_the_websocket(daemon):
+    ws = ws_joined(daemon)
+    try:
+        # Exactly maxPayload with the Socket.IO text (without the Engine.IO "4"): answered.
+        room = 65536 - len(BINARY_GET_STATE[1:])
+        ws.send(BINARY_GET_STATE)
+        ws.send_binary(b"\0" * room)
+        assert ws.recv().startswith("435[")
+        # One byte more: refused as an oversized payload, the connection closes.
+        ws.send(BINARY_GET_STATE)
+        ws.send_binary(b"\0" * (room + 1))
+        assert ws.recv() == ""
+    finally:
+        ws.close()
+
+
+def test_binary_packet_over_max_payload_closes_the_polling_session(daemon):
+    s = joined(daemon)
+    # Each POST is under the 64 KiB body limit; the packet's attachments together are not.
+    two = '452-7["get_state",{"_placeholder":true,"num":0},{"_placeholder":true,"num":1}]'
+    assert s.post(two, "b" + base64.b64encode(b"\0" * 40000).decode())[:2] == (200, "ok")
+    # The POST is answered before its packets are read; the session is gone when it arrives.
+    assert s.post("b" + base64.b64encode(b"\0" * 30000).decode())[:2] == (200, "ok")
+    status, body, _ = s.get()
+    assert (status, json.loads(body)) == (400, {"code": 1, "message": "Session ID unknown"})
+
+
+@pytest.mark.parametrize("messages", [
+    [b"\x01"],                                  # binary data that no packet announced
+    [BINARY_GET_STATE, '42["get_state"]'],       # a text packet before the attachment
+    ['451-["get_state",{"_placeholder":true,"num":1}]', b"\x01"],  # no attachment 1
+    ['4511-["get_state"]'],                     # more than 10 attachments
+], ids=["stray-binary", "text-between", "bad-placeholder", "too-many"])
+def test_broken_binary_packets_close_the_connection(daemon, messages):
+    ws = ws_joined(daemon)
+    try:
+        for m in messages:
+            ws.send_binary(m) if isinstance(m, bytes) else ws.send(m)
+        assert ws.recv() == ""
+    finally:
+        ws.close()
