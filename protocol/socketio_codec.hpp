@@ -1,6 +1,7 @@
 // Engine.IO v4 / Socket.IO v5 packet codec: text on the wire <-> typed packets, both directions.
-// Pure functions, no I/O (the unit tests hold frames of the reference server;
-// docs/api.md describes the channel). Binary packets are not supported on either layer.
+// Pure functions, no I/O (the unit tests hold frames of the reference server; docs/api.md
+// describes the channel). Binary data is read on both layers as the reference server reads it
+// (engine.io-parser 5, socket.io-parser 4.2.7); nothing here writes any.
 #pragma once
 
 #include <cstddef>
@@ -27,12 +28,17 @@ enum class eio_type : char {
 struct eio_packet {
   eio_type type;
   std::string data;  // everything after the type character, e.g. "probe" or a Socket.IO packet
+  // A message whose data are raw bytes: `b<base64>` in text, or a websocket binary frame.
+  bool binary = false;
 };
 
-// One packet (a WS text frame or one element of a polling payload). Empty text, an unknown type
-// or a base64 binary packet ('b' prefix) -> nullopt.
+// One packet (a WS text frame or one element of a polling payload). `b` followed by base64 is a
+// binary message. Empty text, an unknown type or base64 that is not in canonical form
+// (padded, unused bits zero: what every client writes) -> nullopt.
 std::optional<eio_packet> decode_eio(std::string_view text);
 std::string encode_eio(eio_type type, std::string_view data = {});
+// The text form of any packet: a binary message as `b<base64>` (as a polling payload holds it).
+std::string encode_eio(const eio_packet& packet);
 
 // Polling bodies: packets joined by the record separator 0x1E. Any bad packet (including an
 // empty one from a doubled or trailing separator) rejects the whole body.
@@ -43,6 +49,8 @@ void append_to_payload(std::string& payload, std::string_view encoded_packet);
 // Defaults of the reference server (socket.io 4.8), which clients expect.
 inline constexpr int default_ping_interval_ms = 25000;
 inline constexpr int default_ping_timeout_ms = 20000;
+// socket.io's connectTimeout: how long a connection may stay without joining a namespace.
+inline constexpr int default_connect_timeout_ms = 45000;
 inline constexpr std::size_t default_max_payload = 1000000;
 
 // The complete open packet, keys in the reference server's order:
@@ -78,17 +86,54 @@ struct sio_packet {
   std::optional<std::uint64_t> ack_id;
   nlohmann::json data;
   bool has_data = false;  // false: no JSON on the wire (`40`, `41`), distinct from `null`
+  // BINARY_EVENT / BINARY_ACK: the binary messages that follow the text (1 to max_attachments);
+  // 0 for every other type.
+  std::size_t attachments = 0;
 };
 
+// socket.io-parser 4.2.7's default maxAttachments: more in one packet is refused.
+inline constexpr std::size_t max_attachments = 10;
+
 // Decodes `<type>[<#attachments>-][<nsp>,][<ackId>][JSON]` (the data of an Engine.IO message).
-// Validation follows socket.io-parser 4.2: CONNECT data must be an object, DISCONNECT carries
-// none, EVENT needs a non-empty array whose first element is a non-reserved event name, ACK an
-// id and an array, CONNECT_ERROR a string or an object. On failure returns nullopt and sets
-// `error` to a short text. Never throws.
+// Validation follows socket.io-parser 4.2.7: CONNECT data must be an object, DISCONNECT carries
+// none, (BINARY_)EVENT needs a non-empty array whose first element is a non-reserved event name,
+// (BINARY_)ACK an id and an array, CONNECT_ERROR a string or an object; binary types need an
+// attachment count of 1 to max_attachments. A binary packet comes back as sent, placeholders and
+// all (packet_decoder puts its attachments in). On failure returns nullopt and sets `error` to a
+// short text. Never throws.
 std::optional<sio_packet> decode_sio(std::string_view text, std::string& error);
 
 // The Socket.IO part only (without the Engine.IO '4').
 std::string encode_sio(const sio_packet& packet);
+
+// The Socket.IO packets of one connection, as socket.io-parser's Decoder reads them: a binary
+// packet is complete once its attachments (the binary messages right after it) have arrived.
+// Then every placeholder `{"_placeholder":true,"num":n}` in its data becomes attachment n as a
+// JSON binary value (nlohmann::json::binary_t), and its type becomes EVENT or ACK. A packet
+// whose text and attachments together (each attachment counted where it is placed, and at least
+// once) exceed `max_payload` bytes is refused, like any payload over maxPayload.
+class packet_decoder {
+ public:
+  explicit packet_decoder(std::size_t max_payload = default_max_payload)
+      : max_payload_(max_payload) {}
+
+  // One Engine.IO message, text or binary. Returns a complete packet; or nullopt with `error`
+  // empty while a binary packet waits for attachments; or nullopt with `error` set when the
+  // input breaks the protocol (the connection must then be closed; the decoder starts over).
+  std::optional<sio_packet> add(std::string_view data, bool binary, std::string& error);
+  bool waiting() const { return pending_.has_value(); }
+
+ private:
+  std::optional<sio_packet> add_attachment(std::string_view bytes, std::string& error);
+  std::optional<sio_packet> fail(std::string& error, std::string why);
+  void reset();
+
+  std::size_t max_payload_;
+  std::optional<sio_packet> pending_;
+  std::vector<std::string> attachments_;
+  std::size_t text_size_ = 0;  // of the pending packet
+  std::size_t received_ = 0;   // bytes of the pending packet so far, text included
+};
 
 // Complete Engine.IO message texts for the default namespace "/".
 std::string event_message(std::string_view name, const nlohmann::json& payload);  // 42["n",p]

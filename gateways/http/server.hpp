@@ -61,6 +61,9 @@ class websocket {
 struct websocket_events {
   std::function<void(std::string text)> on_message;  // called on the io thread, in order
   std::function<void()> on_close;                    // called on the io thread, exactly once
+  // Binary messages, in order with the text ones. Empty: a binary message closes the socket
+  // with 1003 (unsupported data) and nothing after it is read.
+  std::function<void(std::string bytes)> on_binary{};
 };
 
 // Called on the io thread for a request with `Upgrade: websocket`. Return events to accept

@@ -164,23 +164,27 @@ class websocket_session final : public session_base,
     // A client's close frame also lands here (error::closed), after Beast has answered it.
     if (ended_) return;
     if (ec) return end();
-    if (!ws_->got_text()) {
+    const bool text = ws_->got_text();
+    if (!text && !events_.on_binary) {
       // No more reads: Beast's close operation reads on its own until the client's close frame.
       read_buffer_.clear();
       return request_close(bws::close_code::unknown_data);
     }
-    std::string text = beast::buffers_to_string(read_buffer_.data());
+    std::string data = beast::buffers_to_string(read_buffer_.data());
     read_buffer_.clear();
-    // After close() the route table has said goodbye and expects no more messages.
-    if (!close_requested_ && events_.on_message) {
-      try {
-        events_.on_message(std::move(text));
-      } catch (...) {
-        // An exception must not escape into io_context::run(); the socket's state is unknown.
-        request_close(bws::close_code::internal_error);
-      }
-    }
+    deliver(text ? events_.on_message : events_.on_binary, std::move(data));
     if (!ended_) read();
+  }
+
+  void deliver(const std::function<void(std::string)>& handler, std::string data) {
+    // After close() the route table has said goodbye and expects no more messages.
+    if (close_requested_ || !handler) return;
+    try {
+      handler(std::move(data));
+    } catch (...) {
+      // An exception must not escape into io_context::run(); the socket's state is unknown.
+      request_close(bws::close_code::internal_error);
+    }
   }
 
   // Moves queued frames into the connection's staging while it has room; the close frame

@@ -100,9 +100,10 @@ class engine::core : public std::enable_shared_from_this<engine::core> {
   void post(const session_ptr& s, std::string_view body, http::responder respond, headers cors);
   void on_packet(const session_ptr& s, const sio::eio_packet& p);
   void on_ws_message(const std::weak_ptr<session>& weak, const http::websocket* socket,
-                     std::string_view text);
+                     std::string_view data, bool binary);
   void on_ws_close(const std::weak_ptr<session>& weak, const http::websocket* socket);
   void schedule_ping(const session_ptr& s);
+  void watch_connect(const session_ptr& s);
   http::websocket_events ws_events(const session_ptr& s, const http::websocket* socket);
 
   boost::asio::io_context& io_;
@@ -120,7 +121,8 @@ class engine::core::session final : public connection,
         sid(random_sid()),
         cookie(std::move(cookie)),
         ping_timer(io),
-        upgrade_timer(io) {}
+        upgrade_timer(io),
+        connect_timer(io) {}
 
   const std::string& id() const override { return sid; }
   const std::string& handshake_session() const override { return cookie; }
@@ -149,6 +151,11 @@ class engine::core::session final : public connection,
     if (auto engine = owner.lock()) engine->close_session(shared_from_this(), false, "closed");
   }
 
+  void joined() override {
+    has_joined = true;
+    connect_timer.cancel();
+  }
+
   // Answers the held poll with everything queued, or with a noop when nothing is.
   void answer_get() {
     std::string payload;
@@ -168,6 +175,7 @@ class engine::core::session final : public connection,
   bool closed = false;
   bool upgrading = false;  // a probe socket answered `3probe`
   bool awaiting_pong = false;
+  bool has_joined = false;
   std::deque<packet_ptr> queue;  // polling only
   std::optional<http::responder> pending_get;
   headers get_cors;
@@ -175,6 +183,7 @@ class engine::core::session final : public connection,
   std::shared_ptr<http::websocket> probe;
   boost::asio::steady_timer ping_timer;
   boost::asio::steady_timer upgrade_timer;
+  boost::asio::steady_timer connect_timer;
 };
 
 engine::core::session_ptr engine::core::create(const http::request& req, bool websocket) {
@@ -185,6 +194,7 @@ engine::core::session_ptr engine::core::create(const http::request& req, bool we
   auto s = std::make_shared<session>(weak_from_this(), io_, std::move(cookie));
   s->websocket = websocket;
   sessions_.emplace(s->sid, s);
+  watch_connect(s);
   log::debug(component, "session ", s->sid, " opened over ", websocket ? "websocket" : "polling",
              " from ", req.client_address);
   return s;
@@ -274,9 +284,11 @@ void engine::core::on_packet(const session_ptr& s, const sio::eio_packet& p) {
         schedule_ping(s);
       }
       break;
-    case sio::eio_type::message:
-      if (hooks_.on_message) hooks_.on_message(s, p.data);
+    case sio::eio_type::message: {
+      const auto& hook = p.binary ? hooks_.on_binary : hooks_.on_message;
+      if (hook) hook(s, p.data);
       break;
+    }
     case sio::eio_type::close:
       close_session(s, true, "client close");
       break;
@@ -305,6 +317,19 @@ void engine::core::schedule_ping(const session_ptr& s) {
   });
 }
 
+// socket.io's Client closes a connection that has joined no namespace connectTimeout after it
+// opened; it does not start over when the client leaves its namespaces later.
+void engine::core::watch_connect(const session_ptr& s) {
+  s->connect_timer.expires_after(std::chrono::milliseconds(options_.connect_timeout_ms));
+  s->connect_timer.async_wait([this_ = weak_from_this(), weak = std::weak_ptr<session>(s)](
+                                  const boost::system::error_code& ec) {
+    auto s = weak.lock();
+    auto self = this_.lock();
+    if (ec || !s || !self || s->closed || s->has_joined) return;
+    self->close_session(s, false, "no namespace joined within the connect timeout");
+  });
+}
+
 http::websocket_events engine::core::ws_events(const session_ptr& s,
                                                const http::websocket* socket) {
   // Weak references only: the socket's events must not keep the session alive, and the socket
@@ -312,7 +337,11 @@ http::websocket_events engine::core::ws_events(const session_ptr& s,
   std::weak_ptr<session> weak = s;
   http::websocket_events events;
   events.on_message = [this_ = weak_from_this(), weak, socket](std::string text) {
-    if (auto self = this_.lock()) self->on_ws_message(weak, socket, text);
+    if (auto self = this_.lock()) self->on_ws_message(weak, socket, text, false);
+  };
+  // Engine.IO v4: a binary frame is a message packet of raw bytes, with no type byte.
+  events.on_binary = [this_ = weak_from_this(), weak, socket](std::string bytes) {
+    if (auto self = this_.lock()) self->on_ws_message(weak, socket, bytes, true);
   };
   events.on_close = [this_ = weak_from_this(), weak, socket] {
     if (auto self = this_.lock()) self->on_ws_close(weak, socket);
@@ -368,10 +397,12 @@ std::optional<http::websocket_events> engine::core::upgrade(const http::request&
 }
 
 void engine::core::on_ws_message(const std::weak_ptr<session>& weak, const http::websocket* socket,
-                                 std::string_view text) {
+                                 std::string_view data, bool binary) {
   auto s = weak.lock();
   if (!s || s->closed) return;
-  auto p = sio::decode_eio(text);
+  auto p = binary ? std::optional<sio::eio_packet>(
+                        sio::eio_packet{sio::eio_type::message, std::string(data), true})
+                  : sio::decode_eio(data);
   if (s->probe.get() == socket) {
     if (!p) return;
     if (p->type == sio::eio_type::ping && p->data == "probe") {
@@ -424,6 +455,7 @@ void engine::core::close_session(const session_ptr& s, bool by_client, std::stri
   sessions_.erase(s->sid);
   s->ping_timer.cancel();
   s->upgrade_timer.cancel();
+  s->connect_timer.cancel();
   s->queue.clear();
   // The reference server ends a held poll with a noop when the client closed, with a close
   // packet when the server did (so the client knows to reconnect).

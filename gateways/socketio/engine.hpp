@@ -40,12 +40,17 @@ class connection {
   // is closed instead; returns false when the packet was not queued.
   virtual bool send(std::shared_ptr<const std::string> packet) = 0;
   virtual void close() = 0;
+  // The client joined a namespace: engine_options::connect_timeout_ms no longer applies.
+  virtual void joined() = 0;
 };
 
 struct engine_hooks {
   std::function<void(const std::shared_ptr<connection>&)> on_open;
   // The data of one Engine.IO message packet (type 4), in arrival order.
   std::function<void(const std::shared_ptr<connection>&, std::string_view data)> on_message;
+  // A binary message (raw bytes: a `b<base64>` packet or a websocket binary frame), in order
+  // with the text ones. Unset: binary messages are dropped.
+  std::function<void(const std::shared_ptr<connection>&, std::string_view bytes)> on_binary{};
   // Exactly once per opened connection, whoever closed it.
   std::function<void(const std::shared_ptr<connection>&)> on_close;
 };
@@ -53,6 +58,9 @@ struct engine_hooks {
 struct engine_options {
   int ping_interval_ms = 25000;
   int ping_timeout_ms = 20000;
+  // A session whose connection has not joined() by then is closed (socket.io's connectTimeout:
+  // a client that never connects to a namespace must not hold a session forever).
+  int connect_timeout_ms = 45000;
   std::size_t max_payload = 64 * 1024;    // announced in the open packet
   std::size_t max_queued_packets = 1000;  // per polling session; over it the session closes
   bool tls = false;                       // the listener serves HTTPS (for same-origin checks)

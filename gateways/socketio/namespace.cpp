@@ -33,8 +33,9 @@ struct busy_guard {
   namespace_server& ns;
 };
 
-namespace_server::namespace_server(namespace_backend backend, std::size_t max_held_packets)
-    : backend_(std::move(backend)), max_held_(max_held_packets) {}
+namespace_server::namespace_server(namespace_backend backend, std::size_t max_held_packets,
+                                   std::size_t max_payload)
+    : backend_(std::move(backend)), max_held_(max_held_packets), max_payload_(max_payload) {}
 
 engine_hooks namespace_server::hooks() {
   std::weak_ptr<namespace_server> weak = weak_from_this();
@@ -43,7 +44,10 @@ engine_hooks namespace_server::hooks() {
     if (auto self = weak.lock()) self->on_open(c);
   };
   h.on_message = [weak](const std::shared_ptr<connection>& c, std::string_view data) {
-    if (auto self = weak.lock()) self->on_message(c, data);
+    if (auto self = weak.lock()) self->on_message(c, data, false);
+  };
+  h.on_binary = [weak](const std::shared_ptr<connection>& c, std::string_view bytes) {
+    if (auto self = weak.lock()) self->on_message(c, bytes, true);
   };
   h.on_close = [weak](const std::shared_ptr<connection>& c) {
     if (auto self = weak.lock()) self->on_close(c);
@@ -72,7 +76,9 @@ namespace_server::socket* namespace_server::find(const std::weak_ptr<connection>
 }
 
 void namespace_server::on_open(const std::shared_ptr<connection>& conn) {
-  sockets_[conn.get()].conn = conn;
+  auto& s = sockets_[conn.get()];
+  s.conn = conn;
+  s.decoder = sio::packet_decoder(max_payload_);
 }
 
 void namespace_server::on_close(const std::shared_ptr<connection>& conn) {
@@ -85,13 +91,15 @@ void namespace_server::on_close(const std::shared_ptr<connection>& conn) {
   sockets_.erase(it);
 }
 
-void namespace_server::on_message(const std::shared_ptr<connection>& conn, std::string_view data) {
+void namespace_server::on_message(const std::shared_ptr<connection>& conn, std::string_view data,
+                                  bool binary) {
   busy_guard guard(*this);
   auto it = sockets_.find(conn.get());
   if (it == sockets_.end() || it->second.dead) return;
   socket& s = it->second;
   std::string error;
-  auto p = sio::decode_sio(data, error);
+  auto p = s.decoder.add(data, binary, error);
+  if (!p && error.empty()) return;  // a binary packet waits for its attachments
   if (!p) {
     // socket.io's server drops a client that sends what its parser refuses; so do we.
     log::debug(component, "session ", conn->id(), ": bad packet (", error, "): closing");
@@ -161,6 +169,7 @@ void namespace_server::on_authorised(const std::weak_ptr<connection>& weak,
     return;
   }
   s->state = phase::joined;
+  s->conn->joined();
   if (!s->conn->send(shared(sio::connect_ok_message(random_sid())))) return;
   request_state(*s, std::nullopt);
 }

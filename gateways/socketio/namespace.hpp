@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gateways/socketio/engine.hpp"
+#include "protocol/socketio_codec.hpp"
 
 namespace mixerd::socketio {
 
@@ -36,7 +37,9 @@ struct namespace_backend {
 
 class namespace_server : public std::enable_shared_from_this<namespace_server> {
  public:
-  namespace_server(namespace_backend backend, std::size_t max_held_packets);
+  // max_payload: the engine's maxPayload, which a binary packet's text and attachments share.
+  namespace_server(namespace_backend backend, std::size_t max_held_packets,
+                   std::size_t max_payload);
 
   // Hooks for the engine; they hold this object weakly.
   engine_hooks hooks();
@@ -53,10 +56,11 @@ class namespace_server : public std::enable_shared_from_this<namespace_server> {
     int pending_state = 0;         // get_state / initial_state answers not yet back
     std::vector<packet_ptr> held;  // live events that must follow the pending answer
     bool dead = false;             // closed during a fan-out; erased after it
+    sio::packet_decoder decoder;   // holds a binary packet until its attachments are in
   };
 
   void on_open(const std::shared_ptr<connection>& conn);
-  void on_message(const std::shared_ptr<connection>& conn, std::string_view data);
+  void on_message(const std::shared_ptr<connection>& conn, std::string_view data, bool binary);
   void on_close(const std::shared_ptr<connection>& conn);
   void on_connect(socket& s, const nlohmann::json& auth);
   void on_authorised(const std::weak_ptr<connection>& weak, std::uint64_t generation, bool ok);
@@ -70,6 +74,7 @@ class namespace_server : public std::enable_shared_from_this<namespace_server> {
 
   namespace_backend backend_;
   std::size_t max_held_;
+  std::size_t max_payload_;
   std::unordered_map<const connection*, socket> sockets_;
   int busy_ = 0;  // >0 while iterating sockets_: closes only mark, sweep() erases
 };

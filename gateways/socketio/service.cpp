@@ -32,6 +32,8 @@ service_options options_from_settings(const nlohmann::json& settings, bool tls) 
       setting_ms(settings, "socketio_ping_interval_ms", sio::default_ping_interval_ms);
   o.ping_timeout_ms =
       setting_ms(settings, "socketio_ping_timeout_ms", sio::default_ping_timeout_ms);
+  o.connect_timeout_ms =
+      setting_ms(settings, "socketio_connect_timeout_ms", sio::default_connect_timeout_ms);
   o.tls = tls;
   return o;
 }
@@ -60,11 +62,13 @@ service::service(caf::actor_system& sys, boost::asio::io_context& io, const dire
       if (auth::check_session(*view, id).authenticated) return done(true);
     done(false);
   };
-  namespace_ = std::make_shared<namespace_server>(std::move(backend), options.max_queued_packets);
+  namespace_ = std::make_shared<namespace_server>(std::move(backend), options.max_queued_packets,
+                                                  limits::http_body_max);
 
   engine_options eo;
   eo.ping_interval_ms = options.ping_interval_ms;
   eo.ping_timeout_ms = options.ping_timeout_ms;
+  eo.connect_timeout_ms = options.connect_timeout_ms;
   // What the server really accepts in one POST; clients split their payloads at this size.
   eo.max_payload = limits::http_body_max;
   eo.max_queued_packets = options.max_queued_packets;
@@ -78,7 +82,8 @@ service::service(caf::actor_system& sys, boost::asio::io_context& io, const dire
     });
   });
   log::info("socket.io", "ping every ", options.ping_interval_ms, " ms, timeout ",
-            options.ping_timeout_ms, " ms");
+            options.ping_timeout_ms, " ms; namespace connect within ", options.connect_timeout_ms,
+            " ms");
 }
 
 service::~service() {

@@ -30,13 +30,15 @@ class namespace_server;
 struct service_options {
   int ping_interval_ms = 25000;
   int ping_timeout_ms = 20000;
+  int connect_timeout_ms = 45000;
   // Per session: packets waiting for a poll, or events held behind a state answer. Past it the
   // client is not keeping up and is dropped (every queue is bounded).
   std::size_t max_queued_packets = 1000;
   bool tls = false;
 };
 
-// socketio_ping_interval_ms / socketio_ping_timeout_ms (docs/api.md), read once at start.
+// socketio_ping_interval_ms / socketio_ping_timeout_ms / socketio_connect_timeout_ms
+// (docs/api.md), read once at start.
 service_options options_from_settings(const nlohmann::json& settings, bool tls);
 
 class service {

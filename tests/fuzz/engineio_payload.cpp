@@ -1,7 +1,8 @@
 // Fuzz target: Engine.IO polling bodies (the body of a POST to /socket.io/?...&sid=...), as
 // engine::core::post decodes them. Checked: a body is accepted exactly when every packet
-// between 0x1E separators is non-empty and starts with a type 0-6; an accepted body re-encodes
-// byte for byte; every message packet goes on to the Socket.IO checks (sio_checks.hpp). The
+// between 0x1E separators is non-empty and starts with a type 0-6, or is `b` and canonical
+// base64; an accepted body re-encodes byte for byte; every text message goes on to the
+// Socket.IO checks, and all messages in order through one packet_decoder (sio_checks.hpp). The
 // packets the server builds itself (open packet, error bodies) are valid JSON whatever their
 // numbers.
 #include <string>
@@ -16,7 +17,7 @@ using namespace mixerd;
 
 bool reference_accepts(std::string_view body) {
   for (const auto& part : fuzz::split_on(body, sio::payload_separator))
-    if (part.empty() || part.front() < '0' || part.front() > '6') return false;
+    if (!fuzz::reference_valid_eio(part)) return false;
   return true;
 }
 
@@ -44,10 +45,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (packets) {
     std::string again;
     for (const auto& p : *packets)
-      sio::append_to_payload(again, sio::encode_eio(p.type, p.data));
+      sio::append_to_payload(again, sio::encode_eio(p));
     FUZZ_CHECK(again == body, std::string(body) + " -> " + again);
     for (const auto& p : *packets)
-      if (p.type == sio::eio_type::message) fuzz::check_sio(p.data);
+      if (p.type == sio::eio_type::message && !p.binary) fuzz::check_sio(p.data);
+    fuzz::check_decoder(*packets);
   }
   // The same bytes as one packet (a websocket frame).
   fuzz::check_eio(body);

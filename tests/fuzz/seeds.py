@@ -58,6 +58,11 @@ POLLING = {
     "noop-upgrade": "6" + RS + "5" + RS + "2probe",
     "empty-packet": "42[\"a\"]" + RS + RS + "3",
     "binary": "bAQIDBA==",
+    # socket.io-client 4: socket.emit("get_state", Buffer.from([1, 2, 3]), ack)
+    "binary-event": '451-0["get_state",{"_placeholder":true,"num":0}]' + RS + "bAQID",
+    "binary-ack-two": '461-/admin,3[{"_placeholder":true,"num":1},{"_placeholder":true,"num":0}]'
+                      + RS + "b" + RS + "b//4=",
+    "binary-stray": "bAR==" + RS + "bAQID" + RS + '42["x"]',
     "unicode": '42["ev",{"label":"Caf\u00e9 \U0001f3b5"}]',
 }
 for name, text in POLLING.items():
@@ -78,6 +83,10 @@ SIO = {
     "connect-error": '4{"message":"Authentication required"}',
     "reserved": '2["disconnect"]',
     "binary": '51-["a",{"_placeholder":true,"num":0}]',
+    "binary-ack": '61-/admin,3[{"_placeholder":true,"num":0},{"x":[{"_placeholder":true,"num":0}]}]',
+    "binary-ten": '510-0["get_state",' + ",".join(
+        '{"_placeholder":true,"num":%d}' % i for i in range(10)) + "]",
+    "binary-bad": '511-["a"]',
     "deep": "2" + "[" * 70 + "]" * 70,
     "big-ack": "218446744073709551615[\"x\"]",
     "query-polling": "EIO=4&transport=polling&t=330o7ajx",
@@ -111,6 +120,10 @@ WS = {
     "fragmented": frame('42["set_vo', fin=False) + frame('lume",{"index":1}]', opcode=0),
     "ping-close": frame(b"hi", opcode=9) + frame(struct.pack(">H", 1000), opcode=8),
     "binary": frame(b"\x00\x01\x02", opcode=2),
+    "binary-event": frame('451-0["get_state",{"_placeholder":true,"num":0}]')
+    + frame(b"\x01\x02\x03", opcode=2) + frame('452-1["x",{"_placeholder":true,"num":1},'
+                                                 '{"_placeholder":true,"num":0}]')
+    + frame("bAQID") + frame(b"", opcode=2),
     "long": frame('42["ev","' + "x" * 300 + '"]'),
     "bad-utf8": frame(b"42[\"\xff\"]"),
     "unmasked": b"\x81\x0242",

@@ -1,12 +1,12 @@
 // Fuzz target: the raw bytes a Socket.IO client sends after the websocket handshake. Beast's
 // frame reader runs as the server runs it (gateways/http/websocket_session.hpp: server role, no
 // permessage-deflate, read_message_max 1,000,000, async_read until an error) over an in-memory
-// stream instead of TCP; every complete text message then goes where engine::core::on_ws_message
-// sends it: decode_eio, and decode_sio for message packets (sio_checks.hpp). A binary message
-// ends the reading, as the session closes on one. As in the session, Beast sits on the batching
-// layer (gateways/http/batching_stream.hpp), which carries its pongs and close frames, and each
-// message is answered with a staged data frame, so both kinds of writes meet in the layer.
-// Not covered: the session's timeouts (they need a TCP stream; they do not change parsing).
+// stream instead of TCP; every complete message then goes where engine::core::on_ws_message
+// sends it: a text one to decode_eio and decode_sio (sio_checks.hpp), and all of them in order,
+// binary ones as raw bytes, through one packet_decoder. As in the session, Beast sits on the
+// batching layer (gateways/http/batching_stream.hpp), which carries its pongs and close frames, and
+// each message is answered with a staged data frame, so both kinds of writes meet in the layer. Not
+// covered: the session's timeouts (they need a TCP stream; they do not change parsing).
 #include <boost/asio/io_context.hpp>
 #include <boost/beast/_experimental/test/stream.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
@@ -15,6 +15,7 @@
 #include <boost/beast/websocket.hpp>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gateways/http/batching_stream.hpp"
@@ -49,14 +50,13 @@ using server_stream =
 struct reader {
   server_stream& ws;
   beast::flat_buffer buffer;
-  std::vector<std::string> messages;
+  std::vector<std::pair<std::string, bool>> messages;  // data, binary
 
   void read() {
     ws.async_read(buffer, [this](beast::error_code ec, std::size_t) {
       if (ec) return;
-      if (!ws.got_text()) return;  // the session answers a binary message with close 1003
-      messages.push_back(beast::buffers_to_string(buffer.data()));
-      FUZZ_CHECK(messages.back().size() <= max_message_bytes);
+      messages.emplace_back(beast::buffers_to_string(buffer.data()), !ws.got_text());
+      FUZZ_CHECK(messages.back().first.size() <= max_message_bytes);
       buffer.clear();
       if (ws.next_layer().has_room()) ws.next_layer().stage_text_frame("3");
       read();
@@ -89,7 +89,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // continuation frame may end in the middle of a character (found by this target:
   // corpus found-beast-utf8-empty-fin). Harmless here: decode_sio refuses invalid UTF-8 in JSON
   // and the Engine.IO layer only compares texts.
-  for (const auto& text : r.messages)
-    mixerd::fuzz::check_eio(text);
+  std::vector<mixerd::sio::eio_packet> packets;
+  for (const auto& [data, binary] : r.messages) {
+    if (binary) {
+      packets.push_back({mixerd::sio::eio_type::message, data, true});
+      continue;
+    }
+    mixerd::fuzz::check_eio(data);
+    if (auto p = mixerd::sio::decode_eio(data)) packets.push_back(std::move(*p));
+  }
+  mixerd::fuzz::check_decoder(packets);
   return 0;
 }

@@ -69,8 +69,10 @@ class PyClient:
     def event_names(self):
         return {name for name, _ in self.events.seen}
 
-    def call(self, name):
-        return self.sio.call(name, timeout=10)
+    def call(self, name, *args):
+        # python-socketio sends bytes (also inside lists and dicts) as binary attachments.
+        data = None if not args else args[0] if len(args) == 1 else args
+        return self.sio.call(name, data, timeout=10)
 
     def emit(self, name):
         self.sio.emit(name)
@@ -117,10 +119,10 @@ class NodeClient:
     def connected(self, timeout=10):
         return self.expect("connect", timeout=timeout)
 
-    def call(self, name):
+    def call(self, name, *args):
         self._tags += 1
         tag = self._tags
-        self.command(cmd="call", name=name, tag=tag)
+        self.command(cmd="call", name=name, tag=tag, args=[_to_node(a) for a in args])
         args = self.expect("ack", lambda m: m["tag"] == tag)["args"]
         return args[0] if args else None
 
@@ -144,6 +146,17 @@ class NodeClient:
                 self.proc.wait()
         self.proc.stdout.close()
         self.proc.stderr.close()
+
+
+def _to_node(value):
+    """bytes, also inside lists and dicts, as client.js's {"$bytes": [...]} (a Buffer there)."""
+    if isinstance(value, (bytes, bytearray)):
+        return {"$bytes": list(value)}
+    if isinstance(value, (list, tuple)):
+        return [_to_node(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_node(v) for k, v in value.items()}
+    return value
 
 
 def connect(kind, url, transport, **credentials):

@@ -1,8 +1,10 @@
 """Socket.IO with login on (contract.md: a connection without a valid session is refused at
 namespace connect). A session counts from the page's own origin cookie or from the CONNECT
 auth payload {"token": <session id>}."""
+import json
 import os
 import subprocess
+import time
 
 import pytest
 import socketio
@@ -82,6 +84,26 @@ def test_auth_token_is_accepted(session_id, secured, clients, kind, transport):
     c = clients(kind, secured.url(""), transport, token=session_id)
     assert c.event("initial_state")["sliders"]
     assert c.call("get_state")["sliders"]
+
+
+def test_refused_client_is_closed_after_the_connect_timeout(daemon_factory, data_dir):
+    # As socket.io's connectTimeout: only a namespace joined stops it, a refusal does not.
+    os.makedirs(data_dir, exist_ok=True)
+    r = subprocess.run([MIXERD_BIN, "set-password", "admin", "--data-dir", data_dir],
+                       input="correct horse\n", capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    path = os.path.join(data_dir, "settings.json")
+    with open(path) as f:
+        settings = json.load(f)
+    settings["socketio_connect_timeout_ms"] = 1000
+    with open(path, "w") as f:
+        json.dump(settings, f)
+    s = PollingSession(daemon_factory("--serial", "none"))
+    started = time.monotonic()
+    assert s.post("40")[:2] == (200, "ok")
+    assert s.packets() == ['44{"message":"Authentication required"}']
+    assert s.packets() == ["1"]  # the held poll ends with the close
+    assert 0.8 < time.monotonic() - started < 3
 
 
 def test_cookie_from_another_origin_does_not_count(session_id, secured):

@@ -89,6 +89,25 @@ def test_live_events_reach_the_client(connected, clients, kind, transport):
     assert not c.event_names() & {"serial_raw", "device_input"}
 
 
+def test_get_state_with_binary_arguments_is_answered(connected, clients, kind, transport):
+    # mixerd has no binary events of its own, but a client may send binary arguments with any
+    # event: the attachments must be read, not taken for a broken connection (contract.md).
+    daemon, _ = connected
+    c = clients(kind, daemon.url(""), transport)
+    c.event("initial_state")
+    assert_on_transport(c, kind, transport)
+    assert_state_matches_rest(c.call("get_state", bytes([1, 2, 3])), daemon)
+    # several attachments, nested, an empty one, every byte value
+    blob = {"nested": [b"", bytes(range(256)) * 4], "n": 1}
+    assert_state_matches_rest(c.call("get_state", b"\xff", blob), daemon)
+    # the connection is as good as before
+    assert c.call("get_state")["sliders"]
+    if kind == "python":
+        assert not c.disconnected.is_set()
+    else:
+        assert not any(m["type"] == "disconnect" for m in c.messages.seen)
+
+
 @pytest.fixture
 def fast_pings(daemon_factory, data_dir, device):
     os.makedirs(data_dir, exist_ok=True)

@@ -1,6 +1,7 @@
 """Engine.IO / Socket.IO on the wire, checked byte by byte against the captures of the reference
 server (shared/reference/socketio-wire.md): handshake, errors, polling payloads, the upgrade
 probe, pings."""
+import base64
 import json
 import os
 import re
@@ -187,3 +188,171 @@ def test_silent_session_is_closed_after_ping_timeout(daemon_factory, data_dir):
     assert s.get()[:2] == (200, "1")
     assert 1.8 < time.monotonic() - started < 5
     assert json.loads(s.get()[1]) == {"code": 1, "message": "Session ID unknown"}
+
+
+# ---- the connect timeout (socketio_connect_timeout_ms) -------------------------------------------
+
+def daemon_with_settings(daemon_factory, data_dir, settings):
+    os.makedirs(data_dir, exist_ok=True)
+    with open(os.path.join(data_dir, "settings.json"), "w") as f:
+        json.dump(settings, f)
+    return daemon_factory("--serial", "none")
+
+
+# Pings every second, so that a client has answered two of them when the connect timeout ends.
+CONNECT_TIMEOUT = 2.5
+
+
+@pytest.fixture
+def quick_connect(daemon_factory, data_dir):
+    return daemon_with_settings(daemon_factory, data_dir, {
+        "socketio_ping_interval_ms": 1000, "socketio_ping_timeout_ms": 1000,
+        "socketio_connect_timeout_ms": int(CONNECT_TIMEOUT * 1000)})
+
+
+def test_polling_client_that_never_joins_is_closed(quick_connect):
+    s = PollingSession(quick_connect)
+    started = time.monotonic()
+    pings = 0
+    while True:
+        packets = s.packets()  # held until the server has something: a ping or the close
+        if "1" in packets:
+            break
+        assert time.monotonic() - started < CONNECT_TIMEOUT + 3, "never closed"
+        assert packets == ["2"], packets
+        pings += 1
+        assert s.post("3")[:2] == (200, "ok")
+    assert pings >= 2  # alive all along: it is the missing namespace connect that counts
+    assert CONNECT_TIMEOUT - 0.2 < time.monotonic() - started < CONNECT_TIMEOUT + 1.5
+    assert json.loads(s.get()[1]) == {"code": 1, "message": "Session ID unknown"}
+
+
+def test_websocket_client_that_never_joins_is_closed(quick_connect):
+    ws = websocket.create_connection(ws_url(quick_connect, "EIO=4&transport=websocket"),
+                                     timeout=10)
+    try:
+        assert ws.recv().startswith("0{")
+        started = time.monotonic()
+        pings = 0
+        while (packet := ws.recv()) != "":  # "": the server's close frame
+            assert packet == "2", packet
+            assert time.monotonic() - started < CONNECT_TIMEOUT + 3, "never closed"
+            pings += 1
+            ws.send("3")
+        assert pings >= 2
+        assert CONNECT_TIMEOUT - 0.2 < time.monotonic() - started < CONNECT_TIMEOUT + 1.5
+    finally:
+        ws.close()
+
+
+def test_client_that_joins_is_not_closed_by_the_connect_timeout(quick_connect):
+    s = joined(quick_connect)
+    started = time.monotonic()
+    # Answer pings until well past the connect timeout...
+    while time.monotonic() - started < CONNECT_TIMEOUT + 1:
+        packet, _ = s.until(lambda p: p == "2")
+        assert s.post("3")[:2] == (200, "ok")
+    # ...and the session still answers.
+    s.post('427["get_state"]')
+    packet, seen = s.until(lambda p: p.startswith("437["))
+    assert "1" not in seen
+    assert json.loads(packet[3:])[0]["sliders"]
+
+
+def test_leaving_the_namespace_does_not_restart_the_connect_timeout(quick_connect):
+    s = joined(quick_connect)
+    assert s.post("41")[:2] == (200, "ok")
+    started = time.monotonic()
+    while time.monotonic() - started < CONNECT_TIMEOUT + 1:
+        s.until(lambda p: p == "2")
+        assert s.post("3")[:2] == (200, "ok")
+    assert s.post("40")[:2] == (200, "ok")
+    s.until(lambda p: event_packet(p)[0] == "initial_state")
+
+
+# ---- binary packets ------------------------------------------------------------------------------
+
+# socket.emit("get_state", Buffer.from([1, 2, 3]), ack) with ack id 5, as socket.io-client 4
+# writes it: the packet with a placeholder, then the attachment.
+BINARY_GET_STATE = '451-5["get_state",{"_placeholder":true,"num":0}]'
+
+
+def test_binary_get_state_over_polling(daemon):
+    s = joined(daemon)
+    assert s.post(BINARY_GET_STATE, "bAQID")[:2] == (200, "ok")
+    packet, _ = s.until(lambda p: p.startswith("435["))
+    assert json.loads(packet[3:])[0]["sliders"] == get_json(daemon, "/api/sliders")["sliders"]
+    # The attachment may also come in a POST of its own.
+    assert s.post(BINARY_GET_STATE.replace("-5", "-6"))[:2] == (200, "ok")
+    assert s.post("bAQID")[:2] == (200, "ok")
+    s.until(lambda p: p.startswith("436["))
+
+
+def ws_joined(daemon):
+    ws = websocket.create_connection(ws_url(daemon, "EIO=4&transport=websocket"), timeout=10)
+    assert ws.recv().startswith("0{")
+    ws.send("40")
+    assert ws.recv().startswith("40{")
+    assert event_packet(ws.recv())[0] == "initial_state"
+    return ws
+
+
+def test_binary_get_state_over_websocket(daemon):
+    ws = ws_joined(daemon)
+    try:
+        # The attachment as a binary frame, as both stock clients send it...
+        ws.send(BINARY_GET_STATE)
+        ws.send_binary(b"\x01\x02\x03")
+        answer = ws.recv()
+        assert answer.startswith("435[")
+        assert json.loads(answer[3:])[0]["sliders"] == get_json(daemon, "/api/sliders")["sliders"]
+        # ...or as a `b` packet in a text frame, which the reference reads too.
+        ws.send('452-6["get_state",{"_placeholder":true,"num":1},{"_placeholder":true,"num":0}]')
+        ws.send("bAQID")
+        ws.send_binary(b"")
+        assert ws.recv().startswith("436[")
+    finally:
+        ws.close()
+
+
+def test_binary_packet_over_max_payload_closes_the_websocket(daemon):
+    ws = ws_joined(daemon)
+    try:
+        # Exactly maxPayload with the Socket.IO text (without the Engine.IO "4"): answered.
+        room = 65536 - len(BINARY_GET_STATE[1:])
+        ws.send(BINARY_GET_STATE)
+        ws.send_binary(b"\0" * room)
+        assert ws.recv().startswith("435[")
+        # One byte more: refused as an oversized payload, the connection closes.
+        ws.send(BINARY_GET_STATE)
+        ws.send_binary(b"\0" * (room + 1))
+        assert ws.recv() == ""
+    finally:
+        ws.close()
+
+
+def test_binary_packet_over_max_payload_closes_the_polling_session(daemon):
+    s = joined(daemon)
+    # Each POST is under the 64 KiB body limit; the packet's attachments together are not.
+    two = '452-7["get_state",{"_placeholder":true,"num":0},{"_placeholder":true,"num":1}]'
+    assert s.post(two, "b" + base64.b64encode(b"\0" * 40000).decode())[:2] == (200, "ok")
+    # The POST is answered before its packets are read; the session is gone when it arrives.
+    assert s.post("b" + base64.b64encode(b"\0" * 30000).decode())[:2] == (200, "ok")
+    status, body, _ = s.get()
+    assert (status, json.loads(body)) == (400, {"code": 1, "message": "Session ID unknown"})
+
+
+@pytest.mark.parametrize("messages", [
+    [b"\x01"],                                  # binary data that no packet announced
+    [BINARY_GET_STATE, '42["get_state"]'],       # a text packet before the attachment
+    ['451-["get_state",{"_placeholder":true,"num":1}]', b"\x01"],  # no attachment 1
+    ['4511-["get_state"]'],                     # more than 10 attachments
+], ids=["stray-binary", "text-between", "bad-placeholder", "too-many"])
+def test_broken_binary_packets_close_the_connection(daemon, messages):
+    ws = ws_joined(daemon)
+    try:
+        for m in messages:
+            ws.send_binary(m) if isinstance(m, bytes) else ws.send(m)
+        assert ws.recv() == ""
+    finally:
+        ws.close()

@@ -10,6 +10,7 @@
 //   {"type":"connect_error","message":"…"}            {"type":"disconnect","reason":"…"}
 // Reads one JSON command per line on stdin:
 //   {"cmd":"emit","name":"get_state","args":[]}    {"cmd":"call","name":"get_state","tag":1}
+//   (in args, {"$bytes":[1,2,3]} stands for Buffer.from([1,2,3]), at any depth)
 //   {"cmd":"transport"}   {"cmd":"disconnect"}   (end of input: disconnect and exit)
 // No reconnection: a refused or dropped connection ends in one disconnect/connect_error line.
 "use strict";
@@ -48,14 +49,24 @@ socket.on("connect_error", (err) => print({ type: "connect_error", message: err.
 socket.on("disconnect", (reason) => print({ type: "disconnect", reason }));
 socket.onAny((name, ...args) => print({ type: "event", name, args }));
 
+// JSON cannot carry bytes: {"$bytes":[…]} becomes a Buffer, which the client sends as a binary
+// attachment.
+function fromJson(value) {
+  if (Array.isArray(value)) return value.map(fromJson);
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value.$bytes)) return Buffer.from(value.$bytes);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fromJson(v)]));
+}
+
 const rl = readline.createInterface({ input: process.stdin });
 rl.on("line", (line) => {
   if (!line.trim()) return;
   const c = JSON.parse(line);
+  const args = fromJson(c.args || []);
   if (c.cmd === "emit") {
-    socket.emit(c.name, ...(c.args || []));
+    socket.emit(c.name, ...args);
   } else if (c.cmd === "call") {
-    socket.emit(c.name, ...(c.args || []), (...args) => print({ type: "ack", tag: c.tag, args }));
+    socket.emit(c.name, ...args, (...acked) => print({ type: "ack", tag: c.tag, args: acked }));
   } else if (c.cmd === "transport") {
     print({ type: "transport", name: engineName() });
   } else if (c.cmd === "disconnect") {

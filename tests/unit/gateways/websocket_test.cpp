@@ -337,6 +337,41 @@ TEST_CASE("a binary frame closes the socket with 1003") {
   CHECK(rec.received().empty());
 }
 
+TEST_CASE("binary frames reach on_binary in order with the text ones") {
+  recorder rec;
+  auto options = echo_options(rec);
+  const auto accept = options.upgrade;
+  options.upgrade = [&rec, accept](const mh::request& req, std::shared_ptr<mh::websocket> socket,
+                                   mh::response& refusal) -> std::optional<mh::websocket_events> {
+    auto events = accept(req, socket, refusal);
+    std::weak_ptr<mh::websocket> weak = socket;
+    events->on_binary = [&rec, weak](std::string bytes) {
+      {
+        std::lock_guard lock(rec.mutex);
+        rec.messages.push_back("binary:" + bytes);
+      }
+      if (auto s = weak.lock()) s->send(frame("size:" + std::to_string(bytes.size())));
+    };
+    return events;
+  };
+  test_server server(options, answer_ok());
+  REQUIRE(server.ok());
+  plain_client client;
+  REQUIRE_FALSE(client.connect(server.port()));
+  CHECK(client.read() == "hello");
+  REQUIRE_FALSE(client.write("a"));
+  REQUIRE_FALSE(client.write(std::string("\x01\x00\xff", 3), true));
+  REQUIRE_FALSE(client.write("", true));
+  REQUIRE_FALSE(client.write("b"));
+  CHECK(client.read() == "echo:a");
+  CHECK(client.read() == "size:3");
+  CHECK(client.read() == "size:0");
+  CHECK(client.read() == "echo:b");
+  CHECK(rec.received() ==
+        std::vector<std::string>{"a", "binary:" + std::string("\x01\x00\xff", 3), "binary:", "b"});
+  CHECK(rec.closes == 0);
+}
+
 TEST_CASE("upgrade_headers appear in the 101 response") {
   recorder rec;
   auto options = echo_options(rec);

@@ -112,7 +112,8 @@ TEST_CASE("validate checks the serial port the bind address and the log level") 
 }
 
 TEST_CASE("validate checks the socket.io timings") {
-  for (const char* key : {"socketio_ping_interval_ms", "socketio_ping_timeout_ms"})
+  for (const char* key :
+       {"socketio_ping_interval_ms", "socketio_ping_timeout_ms", "socketio_connect_timeout_ms"})
     check_key(key, {1000, 25000, 600'000}, {999, 600'001, "25000", 0});
 }
 

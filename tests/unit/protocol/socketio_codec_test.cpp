@@ -73,8 +73,64 @@ TEST_CASE("bad engine packets are rejected") {
   CHECK_FALSE(decode_eio(""));
   CHECK_FALSE(decode_eio("7"));
   CHECK_FALSE(decode_eio("x"));
-  CHECK_FALSE(decode_eio("bAQID"));  // base64 binary
   CHECK_FALSE(decode_eio("\x1e"));
+}
+
+TEST_CASE("b and base64 is a binary message") {
+  auto p = decode_eio("bAQID");  // what both clients write for Buffer.from([1, 2, 3])
+  REQUIRE(p);
+  CHECK(p->type == eio_type::message);
+  CHECK(p->binary);
+  CHECK(p->data == "\x01\x02\x03");
+  CHECK(encode_eio(*p) == "bAQID");
+  p = decode_eio("b");
+  REQUIRE(p);
+  CHECK(p->binary);
+  CHECK(p->data.empty());
+  p = decode_eio("4AQID");  // the same text without the b is a text message
+  REQUIRE(p);
+  CHECK_FALSE(p->binary);
+  CHECK(encode_eio(*p) == "4AQID");
+}
+
+TEST_CASE("base64 of every length and byte round trips") {
+  // Expected texts from Python's base64.b64encode.
+  const std::vector<std::pair<std::string, std::string>> known = {
+      {std::string(1, '\0'), "AA=="},
+      {"\xff\xfe", "//4="},
+      {"\xfb\xff\xbf", "+/+/"},
+      {"hello", "aGVsbG8="},
+      {std::string("\0\0\0\0", 4), "AAAAAA=="}};
+  for (const auto& [bytes, text] : known) {
+    CAPTURE(text);
+    const auto p = decode_eio("b" + text);
+    REQUIRE(p);
+    CHECK(p->data == bytes);
+    CHECK(encode_eio(eio_packet{eio_type::message, bytes, true}) == "b" + text);
+  }
+  std::string all;
+  for (int i = 0; i < 256; ++i)
+    all.push_back(static_cast<char>(i));
+  for (std::size_t n = 0; n <= all.size(); n += 37) {
+    const std::string bytes = all.substr(0, n);
+    const auto text = encode_eio(eio_packet{eio_type::message, bytes, true});
+    const auto back = decode_eio(text);
+    REQUIRE(back);
+    CHECK(back->data == bytes);
+  }
+}
+
+TEST_CASE("base64 that is not canonical is refused") {
+  for (const char* text : {"bAQI",                     // length not a multiple of 4
+                           "bAQ=",                     // short group
+                           "bAR==",                    // unused bits set (AQ== is the byte 0x01)
+                           "bAQJ=",                    // a fifth character
+                           "bAQ==AQID",                // padding before the end
+                           "bA===", "b====", "bAQ-_",  // base64url is not what clients send
+                           "bAQ I", "bAQID\n"}) {
+    CAPTURE(text);
+    CHECK_FALSE(decode_eio(text));
+  }
 }
 
 TEST_CASE("engine packets encode") {
@@ -161,7 +217,25 @@ TEST_CASE("bad polling bodies are rejected whole") {
                      "9"));
   CHECK_FALSE(
       decode_payload("40\x1e"
-                     "bAQID"));
+                     "bAQI"));
+}
+
+TEST_CASE("a polling body carries a binary packet and its attachment") {
+  // socket.io-client 4 over polling: socket.emit("get_state", Buffer.from([1, 2, 3]), ack)
+  const std::string body =
+      "451-0[\"get_state\",{\"_placeholder\":true,\"num\":0}]\x1e"
+      "bAQID";
+  const auto packets = decode_payload(body);
+  REQUIRE(packets);
+  REQUIRE(packets->size() == 2);
+  CHECK_FALSE((*packets)[0].binary);
+  CHECK((*packets)[0].data == "51-0[\"get_state\",{\"_placeholder\":true,\"num\":0}]");
+  CHECK((*packets)[1].binary);
+  CHECK((*packets)[1].data == "\x01\x02\x03");
+  std::string joined;
+  for (const auto& p : *packets)
+    append_to_payload(joined, encode_eio(p));
+  CHECK(joined == body);
 }
 
 TEST_CASE("engine error bodies match the reference server") {
@@ -277,7 +351,9 @@ TEST_CASE("encode_sio round trips") {
        {"0", "0{}", "0{\"token\":\"x\"}", "0/admin,{\"token\":\"x\"}", "1", "1/admin,",
         "2[\"get_state\"]", "2[\"set_volume\",{\"index\":1,\"value\":0.3}]", "20[\"get_state\"]",
         "21[\"get_state\"]", "2/admin,1[\"x\"]", "30[{\"sliders\":[0.1,0.2]}]", "35[]",
-        "4{\"message\":\"no\"}", "4\"text\"", "2[\"\xc3\xa9t\xc3\xa9\",\"\xe2\x82\xac\"]"}) {
+        "4{\"message\":\"no\"}", "4\"text\"", "2[\"\xc3\xa9t\xc3\xa9\",\"\xe2\x82\xac\"]",
+        "51-[\"x\",{\"_placeholder\":true,\"num\":0}]", "61-0[{\"_placeholder\":true,\"num\":0}]",
+        "510-/admin,7[\"x\"]"}) {
     CAPTURE(text);
     std::string error;
     const auto p = decode_sio(text, error);
@@ -312,9 +388,6 @@ TEST_CASE("malformed socket packets are rejected with an error text") {
   check_rejected("31");    // ACK without data
   check_rejected("31{}");  // ACK data not an array
   check_rejected("4[]");   // CONNECT_ERROR data
-  check_rejected("5-[\"x\",{\"_placeholder\":true,\"num\":0}]");
-  check_rejected("51-[\"x\",{\"_placeholder\":true,\"num\":0}]");
-  check_rejected("61-0[{\"_placeholder\":true,\"num\":0}]");
   check_rejected("7");
   check_rejected("9[\"x\"]");
   check_rejected("x");
@@ -324,6 +397,165 @@ TEST_CASE("malformed socket packets are rejected with an error text") {
   check_rejected("2" + std::string(100, '9') + "[\"x\"]");
   check_rejected("\xff\xfe\x00garbage");
   check_rejected("2[\"x\",{\"a\":tru}]");
+}
+
+TEST_CASE("binary packet headers carry their attachment count") {
+  // socket.io-client 4: socket.emit("get_state", Buffer.from([1, 2, 3]), ack)
+  auto p = must_decode("451-0[\"get_state\",{\"_placeholder\":true,\"num\":0}]");
+  CHECK(p.type == sio_type::binary_event);
+  CHECK(p.attachments == 1);
+  REQUIRE(p.ack_id);
+  CHECK(*p.ack_id == 0);
+  CHECK(p.data[1] == json{{"_placeholder", true}, {"num", 0}});  // placed by packet_decoder
+
+  p = must_decode("461-7[{\"_placeholder\":true,\"num\":0}]");
+  CHECK(p.type == sio_type::binary_ack);
+  CHECK(p.attachments == 1);
+  CHECK(*p.ack_id == 7);
+
+  p = must_decode("4510-/admin,3[\"x\"]");  // at most 10, as socket.io-parser 4.2.7
+  CHECK(p.attachments == 10);
+  CHECK(p.nsp == "/admin");
+  CHECK(*p.ack_id == 3);
+  CHECK(must_decode("4501-[\"x\"]").attachments == 1);
+  CHECK(must_decode("42[\"x\"]").attachments == 0);
+}
+
+TEST_CASE("bad binary packet headers are rejected") {
+  check_rejected("5-[\"x\"]");    // no count
+  check_rejected("50-[\"x\"]");   // socket.io-parser wants at least one
+  check_rejected("511-[\"x\"]");  // more than 10
+  check_rejected("599999999999999999999999-[\"x\"]");
+  check_rejected("51[\"x\"]");  // no dash
+  check_rejected("51");
+  check_rejected("5x-[\"x\"]");
+  check_rejected("5 1-[\"x\"]");
+  check_rejected("51-[]");                // the data rules of EVENT
+  check_rejected("51-[\"disconnect\"]");  // reserved name
+  check_rejected("51-{\"a\":1}");
+  check_rejected("61-[]");    // the rules of ACK: an id
+  check_rejected("61-1{}");   // and an array
+  check_rejected("61-1[\"");  // truncated JSON
+}
+
+namespace {
+
+// Feeds Engine.IO messages (text, or binary when `binary` is set) to a decoder; returns the
+// packets it completed, and the first error.
+struct fed {
+  std::vector<sio_packet> packets;
+  std::string error;
+};
+
+fed feed(packet_decoder& d, const std::vector<std::pair<std::string, bool>>& messages) {
+  fed out;
+  for (const auto& [data, binary] : messages) {
+    std::string error;
+    auto p = d.add(data, binary, error);
+    if (p) out.packets.push_back(std::move(*p));
+    if (!error.empty() && out.error.empty()) out.error = error;
+  }
+  return out;
+}
+
+json bytes(std::initializer_list<std::uint8_t> b) {
+  return json::binary(json::binary_t::container_type(b));
+}
+
+}  // namespace
+
+TEST_CASE("packet_decoder puts the attachments in place of their placeholders") {
+  packet_decoder d;
+  std::string error;
+  CHECK_FALSE(d.add("51-0[\"get_state\",{\"_placeholder\":true,\"num\":0}]", false, error));
+  CHECK(error.empty());
+  CHECK(d.waiting());
+  auto p = d.add("\x01\x02\x03", true, error);
+  REQUIRE(p);
+  CHECK(error.empty());
+  CHECK_FALSE(d.waiting());
+  CHECK(p->type == sio_type::event);  // as socket.io-parser hands it on
+  CHECK(p->attachments == 0);
+  REQUIRE(p->ack_id);
+  CHECK(*p->ack_id == 0);
+  CHECK(p->data == json::array({"get_state", bytes({1, 2, 3})}));
+  CHECK(p->data[1].is_binary());
+
+  // Nested placeholders, named out of order; an empty attachment is an empty value.
+  auto r = feed(d, {{"52-[\"x\",{\"a\":[{\"_placeholder\":true,\"num\":1}],"
+                     "\"b\":{\"_placeholder\":true,\"num\":0}},\"t\"]",
+                     false},
+                    {"", true},
+                    {"\xff", true},
+                    {"2[\"plain\"]", false}});
+  CHECK(r.error.empty());
+  REQUIRE(r.packets.size() == 2);
+  CHECK(r.packets[0].data ==
+        json::array({"x", json{{"a", json::array({bytes({0xff})})}, {"b", bytes({})}}, "t"}));
+  CHECK(r.packets[1].data == json::array({"plain"}));
+
+  // A binary ack; `_placeholder` that is not true is ordinary data.
+  r = feed(d, {{"61-4[{\"_placeholder\":true,\"num\":0},{\"_placeholder\":1,\"num\":0}]", false},
+               {"z", true}});
+  CHECK(r.error.empty());
+  REQUIRE(r.packets.size() == 1);
+  CHECK(r.packets[0].type == sio_type::ack);
+  CHECK(*r.packets[0].ack_id == 4);
+  CHECK(r.packets[0].data == json::array({bytes({'z'}), json{{"_placeholder", 1}, {"num", 0}}}));
+}
+
+TEST_CASE("packet_decoder refuses what socket.io-parser refuses") {
+  const std::vector<std::vector<std::pair<std::string, bool>>> broken = {
+      {{"\x01", true}},  // binary data without a packet
+      {{"51-[\"x\",{\"_placeholder\":true,\"num\":0}]", false},
+       {"2[\"y\"]", false}},  // text while attachments are due
+      {{"51-[\"x\",{\"_placeholder\":true,\"num\":1}]", false}, {"a", true}},  // no attachment 1
+      {{"51-[\"x\",{\"_placeholder\":true,\"num\":-1}]", false}, {"a", true}},
+      {{"51-[\"x\",{\"_placeholder\":true,\"num\":0.5}]", false}, {"a", true}},
+      {{"51-[\"x\",{\"_placeholder\":true,\"num\":\"0\"}]", false}, {"a", true}},
+      {{"51-[\"x\",{\"_placeholder\":true}]", false}, {"a", true}},
+      {{"511-[\"x\"]", false}},
+      {{"2[]", false}},
+  };
+  for (const auto& messages : broken) {
+    CAPTURE(messages.front().first);
+    packet_decoder d;
+    const auto r = feed(d, messages);
+    CHECK(r.packets.empty());
+    CHECK_FALSE(r.error.empty());
+    CHECK_FALSE(d.waiting());
+    // It starts over: the next packet is read as the first one.
+    std::string error;
+    CHECK(d.add("2[\"again\"]", false, error));
+  }
+}
+
+TEST_CASE("a binary packet counts its text and attachments against max_payload") {
+  const std::string text = "51-[\"x\",{\"_placeholder\":true,\"num\":0}]";  // 38 bytes
+  REQUIRE(text.size() == 38);
+  packet_decoder d(100);
+  auto r = feed(d, {{text, false}, {std::string(62, 'a'), true}});
+  CHECK(r.error.empty());
+  CHECK(r.packets.size() == 1);
+  r = feed(d, {{text, false}, {std::string(63, 'a'), true}});
+  CHECK(r.error == "binary packet over maxPayload");
+  CHECK(r.packets.empty());
+  // Attachments that are sent count even when nothing names them...
+  r = feed(d, {{"52-[\"x\",{\"_placeholder\":true,\"num\":0}]", false},
+               {std::string(10, 'a'), true},
+               {std::string(60, 'b'), true}});
+  CHECK(r.error == "binary packet over maxPayload");
+  // ...and one named twice counts twice: it is copied to both places.
+  r = feed(
+      d, {{"51-[\"x\",{\"_placeholder\":true,\"num\":0},{\"_placeholder\":true,\"num\":0}]", false},
+          {std::string(30, 'a'), true}});
+  CHECK(r.error == "binary packet over maxPayload");
+  r = feed(d, {{"51-[\"" + std::string(100, 'x') + "\"]", false}});
+  CHECK(r.error == "binary packet over maxPayload");
+  // Plain packets are the transport's to bound.
+  r = feed(d, {{"2[\"" + std::string(100, 'x') + "\"]", false}});
+  CHECK(r.error.empty());
+  CHECK(r.packets.size() == 1);
 }
 
 TEST_CASE("deep nesting is refused before parsing") {
@@ -360,7 +592,10 @@ TEST_CASE("mutated packets never throw") {
                                           "5",
                                           "6",
                                           "40{\"sid\":\"2xstpgZ5nX2HkivZAAAB\"}\x1e"
-                                          "42[\"hello\"]"};
+                                          "42[\"hello\"]",
+                                          "451-0[\"get_state\",{\"_placeholder\":true,\"num\":0}]",
+                                          "461-3[{\"_placeholder\":true,\"num\":0}]\x1e"
+                                          "bAQID"};
   const std::string alphabet = "0123456789[]{}\",:/-\\\x1e\xff\xc3 abtnul.eE+";
   std::mt19937 rng(20240601);  // fixed seed: failures must reproduce
   auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n)(rng); };
@@ -387,6 +622,9 @@ TEST_CASE("mutated packets never throw") {
     std::string error;
     CHECK_NOTHROW(decode_payload(s));
     CHECK_NOTHROW(decode_sio(s, error));
+    packet_decoder d;
+    CHECK_NOTHROW(d.add(s, false, error));
+    CHECK_NOTHROW(d.add(s, true, error));
     if (const auto eio = decode_eio(s)) {
       std::optional<sio_packet> p;
       CHECK_NOTHROW(p = decode_sio(eio->data, error));
@@ -401,6 +639,7 @@ TEST_CASE("mutated packets never throw") {
         CHECK(again->ack_id == p->ack_id);
         CHECK(again->has_data == p->has_data);
         CHECK(again->data == p->data);
+        CHECK(again->attachments == p->attachments);
       } else {
         CHECK_FALSE(error.empty());
       }
