@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the hand-made seeds of every fuzz target into tests/fuzz/corpus/<target>/seed-*.
 
-The seeds are realistic inputs taken from the spec (shared/spec, shared/reference captures),
+The seeds are realistic inputs taken from docs/api.md, protocol/README.md and the reference server's frames,
 protocol/README.md and the unit tests. Other files are left alone: found-* (inputs of fixed
 findings) and those `tools/fuzz.sh merge` chose (named by their SHA-1). Run after changing a seed: /usr/bin/python3 tests/fuzz/seeds.py
 """
@@ -47,7 +47,7 @@ DEVICE = {
 for name, text in DEVICE.items():
     write("device_line", name, text)
 
-# ---- engineio_payload: polling POST bodies (reference/socketio-wire.md 4.1, 4.3).
+# ---- engineio_payload: polling POST bodies (docs/api.md, Socket.IO wire level).
 POLLING = {
     "connect": "40",
     "connect-auth": '40{"token":"0123456789abcdef0123456789abcdef"}',
@@ -132,7 +132,7 @@ for name, data in WS.items():
     write("websocket_frames", name, data)
 
 
-# ---- http_request: requests to the three listeners (interfaces.md, protocol/README.md).
+# ---- http_request: requests to the three listeners (docs/api.md, protocol/README.md).
 def request(method, target, body=None, headers=()):
     lines = [f"{method} {target} HTTP/1.1", "Host: 127.0.0.1:5000"]
     lines += list(headers)

@@ -33,7 +33,7 @@ namespace net = boost::asio;
 constexpr std::size_t max_message_bytes = 1'000'000;
 
 bhttp::request<bhttp::string_body> upgrade_request() {
-  // What socket.io-client sends for `transports: ['websocket']` (reference/socketio-wire.md).
+  // What socket.io-client sends for `transports: ['websocket']`.
   bhttp::request<bhttp::string_body> req{bhttp::verb::get, "/socket.io/?EIO=4&transport=websocket",
                                          11};
   req.set(bhttp::field::host, "127.0.0.1:5000");

@@ -26,7 +26,7 @@ LISTEN_RE = re.compile(r"(controller|notification API|plant store) listening on 
 
 
 class FakeDevice:
-    """The device end of a pty, answering like the open firmware (device-firmware.md 5.2).
+    """The device end of a pty, answering like the open firmware (protocol/README.md, "Simulator").
 
     The daemon opens `path`, a symlink to the pty, so a test can replace the pty behind it
     ("unplug" and "replug"). Every host line is queued in `received`.

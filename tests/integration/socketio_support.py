@@ -1,6 +1,6 @@
 """Socket.IO clients for the integration tests: Debian's python-socketio and the stock
 socket.io-client 4 (node, tests/integration/node/client.js), with one way to wait for events.
-Also raw Engine.IO polling helpers for wire-level checks (shared/reference/socketio-wire.md).
+Also raw Engine.IO polling helpers for wire-level checks.
 """
 import json
 import os

@@ -1,4 +1,4 @@
-"""Command line (contract.md), ports, and the HTTP core's behaviour on the controller port."""
+"""Command line (docs/api.md), ports, and the HTTP core's behaviour on the controller port."""
 import json
 import os
 import socket

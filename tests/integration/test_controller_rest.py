@@ -1,4 +1,4 @@
-"""Controller REST (interfaces.md section C, contract.md decisions) against the real daemon."""
+"""Controller REST (docs/api.md, section 2) against the real daemon."""
 from conftest import get_json, http, wait_until
 
 

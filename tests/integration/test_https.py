@@ -1,4 +1,4 @@
-"""HTTPS on the controller when DATA_DIR/certs holds a .crt and a .key (contract.md)."""
+"""HTTPS on the controller when DATA_DIR/certs holds a .crt and a .key (docs/api.md, HTTPS)."""
 import json
 import os
 import ssl

@@ -1,4 +1,4 @@
-"""The notification interface (interfaces.md B, contract.md) against the real daemon and a pty device.
+"""The notification interface (docs/api.md, section 4) against the real daemon and a pty device.
 
 Every call goes over real loopback HTTP; the source address is chosen per call so that the per-address
 rate limit can be exercised (127.0.0.2 is a second loopback address on Linux).
@@ -170,7 +170,7 @@ def test_toast_reaches_the_device_as_an_escaped_line(connected):
     status, _, _ = call(daemon, "POST", "/api/toast/send", key=key, body={"message": "\u00e9" * 30})
     assert status == 200
     assert next_toast(device) == "TOAST,3000,bell,3B82F6," + "\u00e9" * 30 + ","
-    # The example body of the reference docs, key in the query.
+    # A typical body, key in the query.
     status, _, _ = call(daemon, "POST", f"/api/toast/send?api_key={key}", body={
         "message": "Build Complete!", "icon": "checkmark", "subtitle": "webpack compiled successfully",
         "duration_ms": 5000, "color": "00FF00"})

@@ -1,4 +1,4 @@
-"""The sample plant store (interfaces.md section A, contract.md "Plant store") on its own port:
+"""The sample plant store (docs/api.md, section 5) on its own port:
 bearer token, DATA_DIR/plants.json, atomic deletes, the {"error": <int>, "message": ...} body."""
 import http.client
 import json

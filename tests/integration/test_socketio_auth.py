@@ -1,4 +1,4 @@
-"""Socket.IO with login on (contract.md: a connection without a valid session is refused at
+"""Socket.IO with login on (docs/api.md: a connection without a valid session is refused at
 namespace connect). A session counts from the page's own origin cookie or from the CONNECT
 auth payload {"token": <session id>}."""
 import json

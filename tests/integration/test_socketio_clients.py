@@ -1,4 +1,4 @@
-"""Socket.IO with the stock clients (design.md: correctness is judged by them), over every
+"""Socket.IO with the stock clients (correctness is judged by them), over every
 transport: Debian's python-socketio 5 and socket.io-client 4 from npm, each polling-only,
 websocket-only and default (polling, then the upgrade)."""
 import json
@@ -54,7 +54,7 @@ def test_connect_sends_initial_state_and_get_state_answers(connected, clients, k
     c = clients(kind, daemon.url(""), transport)
     assert_state_matches_rest(c.event("initial_state"), daemon)
     assert_on_transport(c, kind, transport)
-    # with an ack id: the answer comes through the ack (contract.md)
+    # with an ack id: the answer comes through the ack (docs/api.md)
     assert_state_matches_rest(c.call("get_state"), daemon)
     # without one: as an initial_state event
     c.emit("get_state")
@@ -91,7 +91,7 @@ def test_live_events_reach_the_client(connected, clients, kind, transport):
 
 def test_get_state_with_binary_arguments_is_answered(connected, clients, kind, transport):
     # mixerd has no binary events of its own, but a client may send binary arguments with any
-    # event: the attachments must be read, not taken for a broken connection (contract.md).
+    # event: the attachments must be read, not taken for a broken connection (docs/api.md).
     daemon, _ = connected
     c = clients(kind, daemon.url(""), transport)
     c.event("initial_state")
@@ -136,7 +136,7 @@ def test_client_stays_connected_across_pings(fast_pings, clients, kind, transpor
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_node_client_over_https(daemon_factory, data_dir, transport):
     # python-socketio 5.7 is left out: its websocket client is known to drop TLS connections
-    # now and then (shared/reference/socketio-wire.md); the server side is the same.
+    # now and then; the server side is the same.
     make_cert_pair(os.path.join(data_dir, "certs"))
     daemon = daemon_factory("--serial", "none")
     url = f"https://127.0.0.1:{daemon.ports['controller']}"

@@ -1,4 +1,4 @@
-"""Live events to many clients at once (design.md "Events flow one way"), and the bounded queues
+"""Live events to many clients at once (docs/architecture.md, "Two data paths"), and the bounded queues
 that drop a client which stops reading without slowing the others."""
 import os
 import socket

@@ -1,5 +1,5 @@
 """Engine.IO / Socket.IO on the wire, checked byte by byte against the captures of the reference
-server (shared/reference/socketio-wire.md): handshake, errors, polling payloads, the upgrade
+server: handshake, errors, polling payloads, the upgrade
 probe, pings."""
 import base64
 import json

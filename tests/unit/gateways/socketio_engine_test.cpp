@@ -1,6 +1,6 @@
 // The Engine.IO engine driven directly: http::request objects in, captured responders out, hooks
 // recorded, all on one io_context that the test runs itself (no listener, no sockets). The
-// expected answers are those of the reference server (shared/reference/socketio-wire.md).
+// expected answers are those of the reference server.
 #include "gateways/socketio/engine.hpp"
 
 #include <boost/asio/io_context.hpp>

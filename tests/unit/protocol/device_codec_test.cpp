@@ -41,7 +41,7 @@ bool is_unknown_device_line(std::string_view line) {
 
 }  // namespace
 
-TEST_CASE("every device line of the contract parses and encodes back to the same text") {
+TEST_CASE("every device line of protocol/README.md parses and encodes back to the same text") {
   // clang-format off
   const std::vector<std::string> lines = {
       "PONG", "ACK,READY", "ACK,VOL,0,Music,50", "STATE,CONNECTED", "VER,2.0.0", "FW_VER,2.0.0",
@@ -162,7 +162,7 @@ TEST_CASE("random binary garbage never crashes and gives unknown lines") {
   }
 }
 
-TEST_CASE("every host command of the contract encodes to its line") {
+TEST_CASE("every host command of protocol/README.md encodes to its line") {
   CHECK(encode_host_command(cmd_ready{}).text == "READY");
   CHECK(encode_host_command(cmd_ping{}).text == "PING");
   CHECK(encode_host_command(cmd_ver{}).text == "VER");

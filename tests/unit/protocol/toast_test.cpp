@@ -30,7 +30,7 @@ toast_content accepted(const json& body) {
 
 }  // namespace
 
-TEST_CASE("a toast gets the spec's defaults") {
+TEST_CASE("a toast gets the documented defaults") {
   auto t = accepted({{"message", "Build done"}});
   CHECK(t.message == "Build done");
   CHECK(t.icon == "bell");
@@ -39,7 +39,7 @@ TEST_CASE("a toast gets the spec's defaults") {
   CHECK(t.color.empty());
 }
 
-TEST_CASE("the spec's example body is taken as given") {
+TEST_CASE("a typical body is taken as given") {
   auto t = accepted({{"message", "Build Complete!"},
                      {"icon", "checkmark"},
                      {"subtitle", "webpack compiled successfully"},
