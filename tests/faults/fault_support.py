@@ -165,6 +165,12 @@ class RssSampler:
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join(timeout=5)
+        # One sample at the end: a phase shorter than the interval still has one after any point
+        # inside it (a run with none after its warm-up point had nothing to compare).
+        try:
+            self.samples.append((time.monotonic(), rss_kib(self.pid)))
+        except (FileNotFoundError, ProcessLookupError, AssertionError):
+            pass
 
     def _run(self):
         while not self._stop.is_set():
