@@ -23,7 +23,7 @@ for kind in release asan; do
     continue
   fi
   echo "== $kind: unit tests"
-  (cd "$root/build/$kind" && ctest --output-on-failure -j2 --output-junit "$results/$kind-unit.xml") || status=1
+  (cd "$root/build/$kind" && ctest --output-on-failure -j2 --timeout 300 --output-junit "$results/$kind-unit.xml") || status=1
   echo "== $kind: integration tests"
   MIXERD_BIN="$root/build/$kind/tools/mixerd" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
     --junitxml="$results/$kind-integration.xml" "$root/tests/integration" || status=1
