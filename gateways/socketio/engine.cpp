@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "actors/log.hpp"
-#include "actors/secure_random.hpp"
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/cors.hpp"
+#include "gateways/socketio/engine_answers.hpp"
 #include "protocol/socketio_codec.hpp"
 
 namespace mixerd::socketio {
@@ -20,60 +20,17 @@ namespace mixerd::socketio {
 namespace {
 
 constexpr std::string_view component = "socket.io";
-constexpr std::string_view engine_prefix = "/socket.io/";
 // The reference server answers a poll held during an upgrade with a noop this often, so that
 // the client can pause polling and finish the upgrade (engine.io's upgrade "check" timer).
 constexpr auto upgrade_check_delay = std::chrono::milliseconds(100);
 
-using headers = std::vector<std::pair<std::string, std::string>>;
+using detail::error_response;
+using detail::headers;
+using detail::ping_packet;
+using detail::text_response;
 using packet_ptr = std::shared_ptr<const std::string>;
 
-http::response error_response(int code, headers cors) {
-  http::response r;
-  r.status = 400;
-  r.content_type = "application/json";
-  r.body = sio::eio_error_body(code);
-  r.headers = std::move(cors);
-  return r;
-}
-
-http::response text_response(std::string body, headers cors,
-                             std::string type = "text/plain; charset=UTF-8") {
-  http::response r;
-  r.content_type = std::move(type);
-  r.body = std::move(body);
-  r.headers = std::move(cors);
-  // A cached poll answer would replay old packets.
-  r.headers.emplace_back("Cache-Control", "no-store");
-  return r;
-}
-
-const packet_ptr& ping_packet() {
-  static const packet_ptr p = std::make_shared<const std::string>(1, '2');
-  return p;
-}
-
 }  // namespace
-
-bool is_engine_path(std::string_view path) {
-  return path.size() >= engine_prefix.size() &&
-         path.substr(0, engine_prefix.size()) == engine_prefix;
-}
-
-std::string random_sid() {
-  static constexpr char alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  unsigned char bytes[15];
-  fill_random(bytes, sizeof bytes);
-  std::string out;
-  out.reserve(20);
-  for (std::size_t i = 0; i < sizeof bytes; i += 3) {
-    const unsigned v = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    for (int shift = 18; shift >= 0; shift -= 6)
-      out.push_back(alphabet[(v >> shift) & 0x3f]);
-  }
-  return out;
-}
 
 // ---- the engine's state ------------------------------------------------------------------------
 
