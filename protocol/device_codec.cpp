@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "protocol/limits.hpp"
+#include "protocol/validation.hpp"
 
 namespace mixerd::protocol {
 namespace {
@@ -182,8 +183,7 @@ struct host_encoder {
   }
   encoded_line operator()(const cmd_unknown& c) const {
     std::string line = c.line;
-    std::replace(line.begin(), line.end(), '\n', ' ');
-    std::replace(line.begin(), line.end(), '\r', ' ');
+    std::replace_if(line.begin(), line.end(), validation::is_control_byte, ' ');
     const std::size_t keep = utf8_prefix(line, max_line).size();
     const bool cut = keep < line.size();
     line.resize(keep);
@@ -305,7 +305,9 @@ std::string escape_field(std::string_view text) {
     if (c == '\\' || c == ',') {
       out += '\\';
       out += c;
-    } else if (c == '\n' || c == '\r') {
+    } else if (validation::is_control_byte(c)) {
+      // The gateways refuse control bytes in free text (validation::device_text); this keeps any
+      // that arrive another way (a hand-edited file, a plugin) off the device's line.
       out += ' ';
     } else {
       out += c;

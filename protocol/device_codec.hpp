@@ -122,8 +122,8 @@ encoded_line encode_host_command(const host_command& command);
 host_command parse_host_line(std::string_view line);
 
 // ---- Fields and framing -----------------------------------------------------------------------
-// `\` -> `\\`, `,` -> `\,`; newlines and carriage returns (never valid inside a line) become
-// spaces.
+// `\` -> `\\`, `,` -> `\,`; control bytes (C0 and DEL: line breaks end a line, the others the
+// device would show raw) become spaces.
 std::string escape_field(std::string_view text);
 // Splits on unescaped commas and removes the escapes.
 std::vector<std::string> split_fields(std::string_view line);

@@ -9,6 +9,7 @@
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/network.hpp"
+#include "protocol/validation.hpp"
 
 namespace mixerd::settings_schema {
 
@@ -58,8 +59,10 @@ std::optional<problem> check_sliders(const json& s) {
     if (!slider.is_object()) return problem{base, "must be an object"};
     if (auto label = slider.find("label"); label != slider.end()) {
       if (!label->is_string()) return problem{base + ".label", "must be a string"};
-      if (label->get_ref<const std::string&>().size() > 64)
-        return problem{base + ".label", "must be at most 64 bytes"};
+      const auto& text = label->get_ref<const std::string&>();
+      if (text.size() > 64) return problem{base + ".label", "must be at most 64 bytes"};
+      if (std::string copy = text, why; !validation::device_text(copy, "label", why))
+        return problem{base + ".label", "must not contain control characters"};
     }
     if (auto a = slider.find("assignment"); a != slider.end()) {
       std::string why;

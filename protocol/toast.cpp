@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "protocol/validation.hpp"
+
 namespace mixerd::notify {
 
 namespace {
@@ -31,12 +33,13 @@ std::optional<std::string> text_field(const nlohmann::json& value, const char* n
     error = std::string(name) + " must be a string";
     return std::nullopt;
   }
-  const auto& text = value.get_ref<const std::string&>();
+  std::string text = value.get_ref<const std::string&>();
   if (auto n = utf8_length(text); n > max_chars) {
     error = std::string(name) + " must be at most " + std::to_string(max_chars) +
             " characters (got " + std::to_string(n) + ")";
     return std::nullopt;
   }
+  if (!validation::device_text(text, name, error)) return std::nullopt;
   return text;
 }
 

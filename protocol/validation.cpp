@@ -69,6 +69,18 @@ std::optional<std::string> string_field(const nlohmann::json& body, const char* 
   return s;
 }
 
+bool device_text(std::string& text, const char* name, std::string& error) {
+  for (char& c : text) {
+    if (c == '\r' || c == '\n' || c == '\t') {
+      c = ' ';
+    } else if (is_control_byte(c)) {
+      error = std::string(name) + " must not contain control characters";
+      return false;
+    }
+  }
+  return true;
+}
+
 std::optional<bool> bool_field(const nlohmann::json& body, const char* name, bool fallback,
                                std::string& error) {
   auto it = body.find(name);

@@ -18,6 +18,14 @@ std::optional<int> int_field(const nlohmann::json& body, const char* name, int l
                              std::string& error);
 std::optional<std::string> string_field(const nlohmann::json& body, const char* name,
                                         std::size_t max_bytes, std::string& error);
+// Free text that reaches the device (labels, application names, toast text): `\r`, `\n` and `\t`
+// become spaces in place. Any other control byte (C0 or DEL) makes it an error naming `name`,
+// since the device would show it raw or take it as part of its line protocol.
+bool device_text(std::string& text, const char* name, std::string& error);
+// True for a byte that device_text refuses or turns into a space.
+constexpr bool is_control_byte(char c) {
+  return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+}
 // An optional boolean (absent = fallback).
 std::optional<bool> bool_field(const nlohmann::json& body, const char* name, bool fallback,
                                std::string& error);

@@ -70,7 +70,8 @@ void post_assignment(http::exchange& x) {
   set_slider_assignment req{x.integer(0) - 1, std::move(*parsed), std::nullopt, std::nullopt};
   if (body->contains("label")) {
     auto label = validation::string_field(*body, "label", max_label_bytes, error);
-    if (!label) return x.respond(x.error(400, error));
+    if (!label || !validation::device_text(*label, "label", error))
+      return x.respond(x.error(400, error));
     req.label = std::move(*label);
   }
   if (body->contains("enforce_volume")) {

@@ -258,6 +258,7 @@ TEST_CASE("escape_field and split_fields handle commas backslashes and newlines"
   CHECK(escape_field("a\\b") == "a\\\\b");
   CHECK(escape_field("\\,") == "\\\\\\,");
   CHECK(escape_field("line1\nline2\r") == "line1 line2 ");
+  CHECK(escape_field(std::string("nul\0esc\x1b[31m\ttab\x7f", 17)) == "nul esc [31m tab ");
   CHECK(split_fields("a,b,,c") == std::vector<std::string>{"a", "b", "", "c"});
   CHECK(split_fields("a\\,b,c") == std::vector<std::string>{"a,b", "c"});
   CHECK(split_fields("a\\\\,b") == std::vector<std::string>{"a\\", "b"});
@@ -268,6 +269,18 @@ TEST_CASE("escape_field and split_fields handle commas backslashes and newlines"
   for (const std::string text : {"", ",", "\\", "\\\\,,", "a,\\b\\", "é,🎵\\"}) {
     CAPTURE(text);
     CHECK(split_fields(escape_field(text)) == std::vector<std::string>{text});
+  }
+}
+
+TEST_CASE("no control byte reaches a host line, whatever the command's text holds") {
+  const std::string dirty("a\0b\x1b[31m\x01\x7f\r\n\tz", 14);
+  for (const auto& command :
+       std::vector<host_command>{cmd_vol{0, dirty, 5}, cmd_macro{0, dirty, dirty},
+                                 cmd_toast{2000, dirty, dirty, dirty, dirty}, cmd_unknown{dirty}}) {
+    const auto line = encode_host_command(command).text;
+    CAPTURE(line);
+    CHECK(std::none_of(line.begin(), line.end(),
+                       [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; }));
   }
 }
 

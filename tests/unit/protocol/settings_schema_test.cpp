@@ -140,6 +140,9 @@ TEST_CASE("validate checks slider labels") {
   CHECK(blamed(slider_with({{"label", ""}})).empty());
   CHECK(blamed(slider_with({{"label", std::string(65, 'x')}})) == "sliders[0].label");
   CHECK(blamed(slider_with({{"label", 7}})) == "sliders[0].label");
+  CHECK(blamed(slider_with({{"label", "tab\there"}})).empty());  // becomes a space on the device
+  CHECK(blamed(slider_with({{"label", "esc\x1b[31m"}})) == "sliders[0].label");
+  CHECK(blamed(slider_with({{"label", std::string("nul\0", 4)}})) == "sliders[0].label");
 }
 
 TEST_CASE("validate checks the slider enforce_volume flag") {

@@ -58,6 +58,17 @@ TEST_CASE("message is required, a string and not empty") {
   CHECK(refusal({{"message", ""}}) == "message must not be empty");
 }
 
+TEST_CASE("line breaks and tabs in toast text become spaces, other control bytes are refused") {
+  auto t = accepted({{"message", "two\r\nlines"}, {"subtitle", "a\tb"}});
+  CHECK(t.message == "two  lines");
+  CHECK(t.subtitle == "a b");
+  CHECK(refusal({{"message", std::string("nul\0", 4)}}) ==
+        "message must not contain control characters");
+  CHECK(refusal({{"message", "ok"}, {"subtitle", "\x1b[31mred"}}) ==
+        "subtitle must not contain control characters");
+  CHECK(refusal({{"message", "del\x7f"}}) == "message must not contain control characters");
+}
+
 TEST_CASE("text limits count characters, not bytes") {
   const std::string thirty_e_acute = [] {
     std::string s;
