@@ -45,6 +45,17 @@ inline constexpr std::size_t toast_history_size = 16;
 // Event fan-out: subscribers of the hub at once (actors, plugin bridges, Socket.IO sessions).
 inline constexpr std::size_t hub_max_subscribers = 4096;
 
+// Engine.IO sessions open at once (settings socketio_max_sessions and
+// socketio_max_sessions_per_address; docs/api.md). A handshake costs the client one GET and the
+// daemon a session of about 2.5 KB that lives up to 45 s, so without a cap one client held a
+// gigabyte. A home's controllers are a few phones, tablets and browser tabs (one session each)
+// and some plugin bridges; the fan-out is measured with 1,000 joined clients, so 2,000 in all
+// leaves that room twice over for about 5 MB of session state. One address is one device (or one
+// NAT or proxy): 32 covers its tabs, reloads and reconnects while old polling sessions linger up
+// to a ping timeout, and a flood from one address then takes at most 32 of the 2,000 places.
+inline constexpr std::size_t socketio_max_sessions = 2000;
+inline constexpr std::size_t socketio_max_sessions_per_address = 32;
+
 // Settings persistence: changes are coalesced and written at most this often.
 inline constexpr auto settings_flush_delay = std::chrono::milliseconds(250);
 

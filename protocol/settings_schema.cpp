@@ -154,7 +154,7 @@ std::optional<problem> validate(const nlohmann::json& s) {
   if (!s.is_object()) return problem{"(top level)", "must be a JSON object"};
   if (auto deep = check_nesting(s)) return deep;
   using vt = json::value_t;
-  const std::array<std::optional<problem>, 19> checks{
+  const std::array<std::optional<problem>, 21> checks{
       check_secret(s, "toast_api_key"),
       check_secret(s, "plant_store_token"),
       check_type(s, "auth_enabled", vt::boolean, "true or false"),
@@ -171,6 +171,8 @@ std::optional<problem> validate(const nlohmann::json& s) {
       check_int(s, "socketio_ping_interval_ms", 1000, 600'000),
       check_int(s, "socketio_ping_timeout_ms", 1000, 600'000),
       check_int(s, "socketio_connect_timeout_ms", 1000, 600'000),
+      check_int(s, "socketio_max_sessions", 1, 100'000),
+      check_int(s, "socketio_max_sessions_per_address", 1, 100'000),
       check_sliders(s),
       check_mutes(s),
       check_int(s, "master_volume", limits::volume_min, limits::volume_max),

@@ -16,8 +16,8 @@ test_packages=(python3 python3-pytest python3-socketio python3-websocket python3
 # The fuzz targets are built with clang's libFuzzer (its runtime is in libclang-rt-14-dev) and
 # replayed on their corpora in every test run.
 test_packages+=(clang libclang-rt-14-dev)
-# The fault tests read socket queues with ss (iproute2).
-test_packages+=(iproute2)
+# The fault tests read socket queues with ss (iproute2) and flood handshakes with wrk.
+test_packages+=(iproute2 wrk)
 # The benchmark driver (tools/bench/run.sh) adds wrk for HTTP throughput; its clients and its Node
 # peer (tools/bench/node_peer, socket.io from npm) run on the test packages' nodejs and npm.
 bench_packages=(wrk)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fault and load tests of tests/faults against the real mixerd: 1,000 Socket.IO
 # clients while the sliders move, pty hang-ups and replugs, kill -9 during writes, malformed HTTP
-# and garbage device lines. Installs what is missing, builds the Release binary and runs the
+# and garbage device lines, Engine.IO handshake floods. Installs what is missing, builds the Release binary and runs the
 # full scale (a few minutes to ~15 min on 2 cores); CI runs the short scale after the
 # integration tests. Loopback and a pty only; every test stops by itself.
 #

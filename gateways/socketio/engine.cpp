@@ -1,6 +1,7 @@
 #include "gateways/socketio/engine.hpp"
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <deque>
@@ -13,6 +14,7 @@
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/cors.hpp"
 #include "gateways/socketio/engine_answers.hpp"
+#include "gateways/socketio/session_caps.hpp"
 #include "protocol/socketio_codec.hpp"
 
 namespace mixerd::socketio {
@@ -25,6 +27,7 @@ constexpr std::string_view component = "socket.io";
 constexpr auto upgrade_check_delay = std::chrono::milliseconds(100);
 
 using detail::error_response;
+using detail::forbidden_response;
 using detail::headers;
 using detail::ping_packet;
 using detail::text_response;
@@ -40,7 +43,10 @@ class engine::core : public std::enable_shared_from_this<engine::core> {
   using session_ptr = std::shared_ptr<session>;
 
   core(boost::asio::io_context& io, engine_options options, engine_hooks hooks)
-      : io_(io), options_(options), hooks_(std::move(hooks)) {}
+      : io_(io),
+        options_(options),
+        hooks_(std::move(hooks)),
+        caps_(options.max_sessions, options.max_sessions_per_address) {}
 
   void handle_request(http::request&& req, http::responder respond);
   std::optional<http::websocket_events> upgrade(const http::request& req,
@@ -52,6 +58,8 @@ class engine::core : public std::enable_shared_from_this<engine::core> {
   const engine_options& options() const { return options_; }
 
  private:
+  // The 403 for a new session that the caps refuse, or nothing when it may open.
+  std::optional<http::response> refuse(const http::request& req, const headers& cors);
   session_ptr create(const http::request& req, bool websocket);
   void poll(const session_ptr& s, http::responder respond, headers cors);
   void post(const session_ptr& s, std::string_view body, http::responder respond, headers cors);
@@ -67,16 +75,19 @@ class engine::core : public std::enable_shared_from_this<engine::core> {
   engine_options options_;
   engine_hooks hooks_;
   std::unordered_map<std::string, session_ptr> sessions_;
+  detail::session_caps caps_;
   bool stopped_ = false;
 };
 
 class engine::core::session final : public connection,
                                     public std::enable_shared_from_this<session> {
  public:
-  session(std::weak_ptr<core> owner, boost::asio::io_context& io, std::string cookie)
+  session(std::weak_ptr<core> owner, boost::asio::io_context& io, std::string cookie,
+          std::string address)
       : owner(std::move(owner)),
         sid(random_sid()),
         cookie(std::move(cookie)),
+        address(std::move(address)),
         ping_timer(io),
         upgrade_timer(io),
         connect_timer(io) {}
@@ -128,7 +139,8 @@ class engine::core::session final : public connection,
   std::weak_ptr<core> owner;
   const std::string sid;
   const std::string cookie;
-  bool websocket = false;  // the transport in use; polling until an upgrade completes
+  const std::string address;  // the client's, as the handshake came from it
+  bool websocket = false;     // the transport in use; polling until an upgrade completes
   bool closed = false;
   bool upgrading = false;  // a probe socket answered `3probe`
   bool awaiting_pong = false;
@@ -143,14 +155,25 @@ class engine::core::session final : public connection,
   boost::asio::steady_timer connect_timer;
 };
 
+std::optional<http::response> engine::core::refuse(const http::request& req, const headers& cors) {
+  const auto why = caps_.refusal(req.client_address);
+  if (why.empty()) return std::nullopt;
+  if (auto count = caps_.refused(std::chrono::steady_clock::now()))
+    log::warn(component, "refused ", *count, " new session(s) since the last report: ", why, " (",
+              caps_.open(), " open, at most ", caps_.max_total(), " and ", caps_.max_per_address(),
+              " per address; the last from ", req.client_address, ")");
+  return forbidden_response(why, cors);
+}
+
 engine::core::session_ptr engine::core::create(const http::request& req, bool websocket) {
   // A cookie sent from another site is not the user's consent: it counts only same-origin.
   std::string cookie = http::same_origin(req, options_.tls)
                            ? controller::cookie_value(req, controller::session_cookie)
                            : std::string();
-  auto s = std::make_shared<session>(weak_from_this(), io_, std::move(cookie));
+  auto s = std::make_shared<session>(weak_from_this(), io_, std::move(cookie), req.client_address);
   s->websocket = websocket;
   sessions_.emplace(s->sid, s);
+  caps_.opened(s->address);
   watch_connect(s);
   log::debug(component, "session ", s->sid, " opened over ", websocket ? "websocket" : "polling",
              " from ", req.client_address);
@@ -189,6 +212,8 @@ void engine::core::handle_request(http::request&& req, http::responder respond) 
   // A websocket handshake without the Upgrade header.
   if (q.transport != "polling")
     return respond(error_response(sio::err_bad_request, std::move(cors)));
+  // Where the reference server asks its allowRequest: before the protocol version.
+  if (auto refusal = refuse(req, cors)) return respond(std::move(*refusal));
   if (q.eio != "4")
     return respond(error_response(sio::err_unsupported_protocol_version, std::move(cors)));
 
@@ -339,6 +364,10 @@ std::optional<http::websocket_events> engine::core::upgrade(const http::request&
     s->probe = socket;
     return ws_events(s, socket.get());
   }
+  if (auto refused = refuse(req, cors)) {
+    refusal = std::move(*refused);
+    return std::nullopt;
+  }
   if (q.eio != "4") {
     refusal = error_response(sio::err_unsupported_protocol_version, std::move(cors));
     return std::nullopt;
@@ -410,6 +439,13 @@ void engine::core::close_session(const session_ptr& s, bool by_client, std::stri
   if (s->closed) return;
   s->closed = true;
   sessions_.erase(s->sid);
+  if (caps_.closed(s->address)) {
+    // A flood's sessions have expired: their memory goes back, in an io turn of its own.
+    boost::asio::post(io_, [] {
+      log::debug(component, "freed session memory handed back in ",
+                 detail::release_freed_memory().count(), " us");
+    });
+  }
   s->ping_timer.cancel();
   s->upgrade_timer.cancel();
   s->connect_timer.cancel();

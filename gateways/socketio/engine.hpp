@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "gateways/http/server.hpp"
+#include "protocol/limits.hpp"
 
 namespace boost::asio {
 class io_context;
@@ -64,6 +65,11 @@ struct engine_options {
   std::size_t max_payload = 64 * 1024;    // announced in the open packet
   std::size_t max_queued_packets = 1000;  // per polling session; over it the session closes
   bool tls = false;                       // the listener serves HTTPS (for same-origin checks)
+  // Sessions open at once, in all and per client address (limits.hpp says why these). A new
+  // session beyond either is refused as the reference server refuses what its allowRequest
+  // denies (403, code 4); sessions already open, joined or not, are never closed to make room.
+  std::size_t max_sessions = limits::socketio_max_sessions;
+  std::size_t max_sessions_per_address = limits::socketio_max_sessions_per_address;
 };
 
 class engine {

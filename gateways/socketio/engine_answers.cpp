@@ -1,5 +1,7 @@
 #include "gateways/socketio/engine_answers.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "actors/secure_random.hpp"
 #include "gateways/socketio/engine.hpp"
 #include "protocol/socketio_codec.hpp"
@@ -17,6 +19,18 @@ http::response error_response(int code, headers cors) {
   r.status = 400;
   r.content_type = "application/json";
   r.body = sio::eio_error_body(code);
+  r.headers = std::move(cors);
+  return r;
+}
+
+http::response forbidden_response(std::string_view message, headers cors) {
+  http::response r;
+  r.status = 403;
+  r.content_type = "application/json";
+  nlohmann::ordered_json body;
+  body["code"] = sio::err_forbidden;
+  body["message"] = message;
+  r.body = body.dump();
   r.headers = std::move(cors);
   return r;
 }

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,9 @@ using headers = std::vector<std::pair<std::string, std::string>>;
 
 // 400 with the reference server's {"code": n, "message": ...} body.
 http::response error_response(int code, headers cors);
+// 403 {"code": 4, "message": <message>}: the reference's answer to a handshake that its
+// allowRequest refuses with that message.
+http::response forbidden_response(std::string_view message, headers cors);
 // A poll or POST answer; never cached (a cached poll answer would replay old packets).
 http::response text_response(std::string body, headers cors,
                              std::string type = "text/plain; charset=UTF-8");

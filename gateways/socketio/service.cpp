@@ -24,6 +24,12 @@ int setting_ms(const nlohmann::json& settings, const char* key, int fallback) {
   return it != settings.end() && it->is_number_integer() ? it->get<int>() : fallback;
 }
 
+std::size_t setting_count(const nlohmann::json& settings, const char* key, std::size_t fallback) {
+  auto it = settings.find(key);
+  // settings_schema has already refused values outside 1-100000.
+  return it != settings.end() && it->is_number_integer() ? it->get<std::size_t>() : fallback;
+}
+
 }  // namespace
 
 service_options options_from_settings(const nlohmann::json& settings, bool tls) {
@@ -34,6 +40,9 @@ service_options options_from_settings(const nlohmann::json& settings, bool tls) 
       setting_ms(settings, "socketio_ping_timeout_ms", sio::default_ping_timeout_ms);
   o.connect_timeout_ms =
       setting_ms(settings, "socketio_connect_timeout_ms", sio::default_connect_timeout_ms);
+  o.max_sessions = setting_count(settings, "socketio_max_sessions", limits::socketio_max_sessions);
+  o.max_sessions_per_address = setting_count(settings, "socketio_max_sessions_per_address",
+                                             limits::socketio_max_sessions_per_address);
   o.tls = tls;
   return o;
 }
@@ -72,6 +81,8 @@ service::service(caf::actor_system& sys, boost::asio::io_context& io, const dire
   // What the server really accepts in one POST; clients split their payloads at this size.
   eo.max_payload = limits::http_body_max;
   eo.max_queued_packets = options.max_queued_packets;
+  eo.max_sessions = options.max_sessions;
+  eo.max_sessions_per_address = options.max_sessions_per_address;
   eo.tls = options.tls;
   engine_ = std::make_shared<engine>(io, eo, namespace_->hooks());
 
@@ -83,7 +94,8 @@ service::service(caf::actor_system& sys, boost::asio::io_context& io, const dire
   });
   log::info("socket.io", "ping every ", options.ping_interval_ms, " ms, timeout ",
             options.ping_timeout_ms, " ms; namespace connect within ", options.connect_timeout_ms,
-            " ms");
+            " ms; at most ", options.max_sessions, " sessions, ", options.max_sessions_per_address,
+            " per address");
 }
 
 service::~service() {

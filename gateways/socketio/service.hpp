@@ -17,6 +17,7 @@
 
 #include "actors/directory.hpp"
 #include "gateways/http/server.hpp"
+#include "protocol/limits.hpp"
 
 namespace boost::asio {
 class io_context;
@@ -34,11 +35,13 @@ struct service_options {
   // Per session: packets waiting for a poll, or events held behind a state answer. Past it the
   // client is not keeping up and is dropped (every queue is bounded).
   std::size_t max_queued_packets = 1000;
+  std::size_t max_sessions = limits::socketio_max_sessions;
+  std::size_t max_sessions_per_address = limits::socketio_max_sessions_per_address;
   bool tls = false;
 };
 
-// socketio_ping_interval_ms / socketio_ping_timeout_ms / socketio_connect_timeout_ms
-// (docs/api.md), read once at start.
+// socketio_ping_interval_ms / socketio_ping_timeout_ms / socketio_connect_timeout_ms /
+// socketio_max_sessions / socketio_max_sessions_per_address (docs/api.md), read once at start.
 service_options options_from_settings(const nlohmann::json& settings, bool tls);
 
 class service {

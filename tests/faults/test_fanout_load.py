@@ -137,10 +137,12 @@ def slow_heartbeat(data_dir):
     """Engine.IO pings every 10 min instead of 25 s (answer within 20 s). A ping waits behind the
     events queued before it; on this 2-core machine 1000 clients fall tens of seconds behind, and
     mixerd would rightly drop them for a late pong. The heartbeat is not what this test is about:
-    losses must come from the fan-out or not at all, and lag shows up as latency."""
+    losses must come from the fan-out or not at all, and lag shows up as latency.
+    Every client comes from 127.0.0.1, which may hold only 32 sessions by default."""
     os.makedirs(data_dir, exist_ok=True)
     with open(os.path.join(data_dir, "settings.json"), "w") as f:
-        json.dump({"socketio_ping_interval_ms": 600000, "socketio_ping_timeout_ms": 600000}, f)
+        json.dump({"socketio_ping_interval_ms": 600000, "socketio_ping_timeout_ms": 600000,
+                   "socketio_max_sessions_per_address": CLIENTS + 16}, f)
 
 
 @pytest.fixture(autouse=True)

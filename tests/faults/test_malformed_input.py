@@ -47,8 +47,11 @@ class Context:
         return "127.%d.%d.%d" % (self.rng.randrange(1, 256), self.rng.randrange(256), self.rng.randrange(1, 255))
 
     def new_polling_sid(self):
+        # From an address of its own: sessions left open by earlier cases count against their
+        # address's 32 (protocol/limits.hpp) for up to 45 s.
         out = exchange(self.ports[CONTROLLER],
-                       Case("handshake", CONTROLLER, [request("GET", "/socket.io/?EIO=4&transport=polling")]))
+                       Case("handshake", CONTROLLER, [request("GET", "/socket.io/?EIO=4&transport=polling")],
+                            source=self.fresh_source()))
         body = out.raw.split(b"\r\n\r\n", 1)[1]
         return json.loads(body[body.index(b"{"):])["sid"]
 

@@ -29,7 +29,7 @@ namespace bhttp = beast::http;
 namespace bws = beast::websocket;
 namespace net = boost::asio;
 
-// listener_options::max_message_bytes, which the controller listener keeps.
+// listener_options::max_message_bytes (the controller listener sets 64 KiB, its maxPayload).
 constexpr std::size_t max_message_bytes = 1'000'000;
 
 bhttp::request<bhttp::string_body> upgrade_request() {

@@ -331,6 +331,30 @@ def test_binary_packet_over_max_payload_closes_the_websocket(daemon):
         ws.close()
 
 
+def test_websocket_message_over_max_payload_closes_with_1009(daemon):
+    """The announced maxPayload bounds a websocket message as it bounds a POST (the reference
+    gives ws its maxHttpBufferSize); over it the socket closes with 1009, as ws does."""
+    ws = ws_joined(daemon)
+    try:
+        def message(size):
+            head = '42["chat","'
+            return head + "a" * (size - len(head) - 2) + '"]'
+        ws.send(message(65536))  # an event nobody handles: ignored
+        ws.send('421["get_state"]')
+        assert ws.recv().startswith("431[")
+        # The server closes as soon as it has read the frame's length, so sending the rest may
+        # fail, and its close frame may be lost to the reset that unread bytes cause.
+        try:
+            ws.send(message(65537))
+            opcode, data = ws.recv_data(control_frame=True)
+            ended = int.from_bytes(data[:2], "big") if opcode == websocket.ABNF.OPCODE_CLOSE else opcode
+        except (BrokenPipeError, ConnectionResetError):
+            ended = "reset"
+        assert ended in (1009, "reset")
+    finally:
+        ws.close()
+
+
 def test_binary_packet_over_max_payload_closes_the_polling_session(daemon):
     s = joined(daemon)
     # Each POST is under the 64 KiB body limit; the packet's attachments together are not.

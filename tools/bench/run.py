@@ -392,7 +392,12 @@ def measure(args, cfg, stack):
     startup_device.close()
 
     device = fake_device(tmp, "device", stack)
-    daemon = conftest.Daemon(os.path.join(tmp, "data"), ["--serial", device.path])
+    data = os.path.join(tmp, "data")
+    os.makedirs(data)
+    # Every benchmark client comes from 127.0.0.1, which may hold only 32 sessions by default.
+    with open(os.path.join(data, "settings.json"), "w") as f:
+        json.dump({"socketio_max_sessions_per_address": cfg["many"] + 16}, f)
+    daemon = conftest.Daemon(data, ["--serial", device.path])
     stack.callback(daemon.stop)
     daemon.start()
     conftest.wait_until(lambda: conftest.get_json(daemon, "/api/status")["connected"],

@@ -53,6 +53,14 @@ std::shared_ptr<const std::string> packet(std::string text) {
   return std::make_shared<const std::string>(std::move(text));
 }
 
+// The HTTP core's side of an accepted websocket: records what the engine sends.
+struct fake_websocket final : mh::websocket {
+  void send(std::shared_ptr<const std::string> text) override { sent.push_back(*text); }
+  void close() override { closed = true; }
+  std::vector<std::string> sent;
+  bool closed = false;
+};
+
 // An engine on its own io_context with every hook call recorded.
 struct harness {
   explicit harness(sio::engine_options options = {}) : engine(io, options, hooks()) {}
@@ -67,17 +75,40 @@ struct harness {
     return h;
   }
 
-  reply request(std::string method, std::string query, std::string body = {}) {
+  reply request(std::string method, std::string query, std::string body = {},
+                std::string client_address = "127.0.0.1") {
+    auto req = make_request(std::move(method), std::move(query), std::move(client_address));
+    req.body = std::move(body);
+    reply r;
+    engine.handle_request(std::move(req), r.responder());
+    return r;
+  }
+
+  static mh::request make_request(std::string method, std::string query,
+                                  std::string client_address) {
     mh::request req;
     req.method = std::move(method);
     req.path = "/socket.io/";
     req.query = std::move(query);
     req.target = req.path + "?" + req.query;
-    req.body = std::move(body);
-    req.client_address = "127.0.0.1";
-    reply r;
-    engine.handle_request(std::move(req), r.responder());
-    return r;
+    req.client_address = std::move(client_address);
+    return req;
+  }
+
+  // A polling handshake from `address`.
+  reply handshake(const std::string& address) {
+    return request("GET", "EIO=4&transport=polling", {}, address);
+  }
+
+  // A websocket-only handshake from `address`: the refusal when refused, nullopt when accepted.
+  std::optional<mh::response> ws_handshake(const std::string& address) {
+    auto socket = std::make_shared<fake_websocket>();
+    sockets.push_back(socket);
+    mh::response refusal;
+    auto events =
+        engine.upgrade(make_request("GET", "EIO=4&transport=websocket", address), socket, refusal);
+    if (events) return std::nullopt;
+    return refusal;
   }
 
   // The polling handshake; returns the new session's id.
@@ -118,6 +149,7 @@ struct harness {
   std::vector<std::shared_ptr<sio::connection>> opened;
   std::vector<std::pair<std::string, std::string>> messages;  // (sid, data)
   std::vector<std::string> closed;                            // sids, in closing order
+  std::vector<std::shared_ptr<fake_websocket>> sockets;
   sio::engine engine;  // last: stopping it on destruction still reaches the records above
 };
 
@@ -365,4 +397,89 @@ TEST_CASE("stop closes every session once and refuses new ones") {
 
   h.engine.stop();  // again: nothing more
   CHECK(h.closed.size() == 3);
+}
+
+// ---- the session caps ----------------------------------------------------------------------
+
+namespace {
+
+void check_forbidden(const mh::response& r, std::string_view message) {
+  CHECK(r.status == 403);
+  CHECK(r.content_type == "application/json");
+  CHECK(r.body == R"({"code":4,"message":")" + std::string(message) + R"("})");
+}
+
+sio::engine_options capped(std::size_t total, std::size_t per_address) {
+  auto o = quiet();
+  o.max_sessions = total;
+  o.max_sessions_per_address = per_address;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("an address at its cap is refused with 403 code 4, and others are not") {
+  harness h(capped(100, 2));
+  auto first = h.open();
+  h.open();
+  auto refused = h.handshake("127.0.0.1");
+  REQUIRE(refused.ready());
+  check_forbidden(refused.get(), "Too many sessions from this address");
+  // Where the reference asks its allowRequest: before the protocol version is looked at.
+  check_forbidden(h.request("GET", "EIO=3&transport=polling").get(),
+                  "Too many sessions from this address");
+  auto ws = h.ws_handshake("127.0.0.1");
+  REQUIRE(ws);
+  check_forbidden(*ws, "Too many sessions from this address");
+  CHECK(h.opened.size() == 2);
+  CHECK(h.closed.empty());  // nobody was closed to make room
+
+  // Another address still gets in, over either transport.
+  CHECK(h.handshake("192.0.2.7").get().status == 200);
+  CHECK_FALSE(h.ws_handshake("192.0.2.7"));
+  CHECK(h.opened.size() == 4);
+
+  // A session that ends gives its place back at once.
+  CHECK(h.post(first, "1").body() == "ok");
+  CHECK(h.handshake("127.0.0.1").get().status == 200);
+  check_forbidden(h.handshake("127.0.0.1").get(), "Too many sessions from this address");
+}
+
+TEST_CASE("once the total is reached every new session is refused and open ones stay") {
+  harness h(capped(3, 2));
+  h.open();
+  h.open();
+  h.ws_handshake("192.0.2.2");
+  REQUIRE(h.opened.size() == 3);
+  check_forbidden(h.handshake("192.0.2.3").get(), "Too many sessions");
+  auto ws = h.ws_handshake("192.0.2.3");
+  REQUIRE(ws);
+  check_forbidden(*ws, "Too many sessions");
+  // An address at its own cap hears about that one.
+  check_forbidden(h.handshake("127.0.0.1").get(), "Too many sessions from this address");
+  CHECK(h.opened.size() == 3);
+  CHECK(h.closed.empty());
+  CHECK_FALSE(h.sockets.front()->closed);
+}
+
+TEST_CASE("sessions that expire give their places back") {
+  sio::engine_options options = capped(2, 2);
+  options.ping_interval_ms = 60000;
+  options.connect_timeout_ms = 20;  // no client here joins a namespace
+  harness h(options);
+  h.open();
+  h.ws_handshake("127.0.0.1");
+  check_forbidden(h.handshake("192.0.2.1").get(), "Too many sessions");
+  h.run_until([&] { return h.closed.size() == 2; });
+  CHECK(h.sockets.back()->closed);  // the websocket was closed with its session
+
+  // Both places are free again, for any address and for the one that held them.
+  for (const char* address : {"192.0.2.1", "127.0.0.1"})
+    CHECK(h.handshake(address).get().status == 200);
+  check_forbidden(h.handshake("192.0.2.9").get(), "Too many sessions");
+  // A joined session keeps its place; the one that never joins goes.
+  h.opened.at(2)->joined();
+  h.run_until([&] { return h.closed.size() == 3; });
+  CHECK(h.handshake("192.0.2.9").get().status == 200);
+  check_forbidden(h.handshake("192.0.2.10").get(), "Too many sessions");
 }

@@ -117,6 +117,11 @@ TEST_CASE("validate checks the socket.io timings") {
     check_key(key, {1000, 25000, 600'000}, {999, 600'001, "25000", 0});
 }
 
+TEST_CASE("validate checks the socket.io session caps") {
+  for (const char* key : {"socketio_max_sessions", "socketio_max_sessions_per_address"})
+    check_key(key, {1, 32, 2000, 100'000}, {0, -1, 100'001, "32", 32.5, true, nullptr});
+}
+
 TEST_CASE("validate checks the master volume") {
   check_key("master_volume", {0, 50, 100}, {-1, 101, 50.5, "50"});
 }
