@@ -35,9 +35,10 @@ void answer_login(const http::responder& respond, const http::listener_policy& p
                   const login_outcome& out) {
   using r = login_outcome::result;
   if (out.what == r::invalid) return respond(policy.errors(401, "Invalid username or password"));
-  if (out.what == r::throttled) {
-    auto res = policy.errors(
-        429, "Too many failed logins; try again in " + std::to_string(out.retry_after) + " s");
+  if (out.what == r::throttled || out.what == r::busy) {
+    const auto again = "; try again in " + std::to_string(out.retry_after) + " s";
+    auto res = out.what == r::throttled ? policy.errors(429, "Too many failed logins" + again)
+                                        : policy.errors(503, "Too many logins at once" + again);
     res.headers.emplace_back("Retry-After", std::to_string(out.retry_after));
     return respond(std::move(res));
   }
