@@ -39,7 +39,8 @@ struct login_outcome {
   int max_age = 0;         // ok: cookie lifetime in seconds; 0 = until the browser closes
   int retry_after = 0;     // throttled, busy: seconds until trying again makes sense
 };
-// -> void
+// -> bool (a session ended). Answered once the session is gone from the published table, so a
+// request sent after the logout's answer is refused.
 struct logout_request {
   std::string session_id;
 };
@@ -62,9 +63,9 @@ struct auth_view {
   std::unordered_map<std::string, auth_session> sessions;
 };
 
-using auth_actor =
-    caf::typed_actor<caf::replies_to<auth_check>::with<auth_state>,
-                     caf::replies_to<login_attempt>::with<login_outcome>,
-                     caf::reacts_to<logout_request>, caf::reacts_to<settings_reloaded>>;
+using auth_actor = caf::typed_actor<caf::replies_to<auth_check>::with<auth_state>,
+                                    caf::replies_to<login_attempt>::with<login_outcome>,
+                                    caf::replies_to<logout_request>::with<bool>,
+                                    caf::reacts_to<settings_reloaded>>;
 
 }  // namespace mixerd

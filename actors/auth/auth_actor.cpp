@@ -246,9 +246,11 @@ auth_actor::behavior_type auth_behavior(auth_actor::stateful_pointer<auth_actor_
       },
       [self](const login_attempt& req) { return login(self, req); },
       [self](const logout_request& req) {
-        if (req.session_id.empty()) return;
-        if (self->state.table.sessions.erase(auth::session_digest(req.session_id)) > 0)
-          publish(self);
+        if (req.session_id.empty()) return false;
+        if (self->state.table.sessions.erase(auth::session_digest(req.session_id)) == 0)
+          return false;
+        publish(self);
+        return true;
       },
       [self](const settings_reloaded& reloaded) {
         auto fresh = auth_config_from_settings(reloaded.settings);

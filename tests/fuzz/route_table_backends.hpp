@@ -110,6 +110,7 @@ inline auth_actor::behavior_type auth_backend() {
       // The cookie's value as sent (a cookie ends at ';'); empty without one.
       [](const logout_request& r) {
         FUZZ_CHECK(r.session_id.find(';') == std::string::npos, r.session_id);
+        return pick(5, 2) == 0;
       },
       [](const settings_reloaded&) { not_from_a_route("settings_reloaded to auth"); },
   };

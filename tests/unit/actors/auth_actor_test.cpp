@@ -189,10 +189,12 @@ TEST_CASE_FIXTURE(auth_fixture, "logout removes the session from the published t
   auto b = login("admin", "secret");
   REQUIRE(a.what == result::ok);
   REQUIRE(b.what == result::ok);
-  client->send(auth, logout_request{a.session_id});
-  client->send(auth, logout_request{""});         // no cookie: nothing happens
-  client->send(auth, logout_request{"unknown"});  // not a session: nothing happens
-  sync();
+  // Answered once the table readers see is without the session.
+  CHECK(mixerd::test::ask<bool>(client, auth, logout_request{a.session_id}));
+  CHECK_FALSE(auth::check_session(*table(), a.session_id).authenticated);
+  // No cookie, or not a session: nothing happens.
+  CHECK_FALSE(mixerd::test::ask<bool>(client, auth, logout_request{""}));
+  CHECK_FALSE(mixerd::test::ask<bool>(client, auth, logout_request{"unknown"}));
   auto t = table();
   CHECK(t->sessions.size() == 1);
   CHECK_FALSE(auth::check_session(*t, a.session_id).authenticated);
