@@ -32,22 +32,26 @@ struct login_attempt {
   std::string address;  // client IP, for throttling
 };
 struct login_outcome {
-  enum class result { ok, invalid, throttled, disabled };
+  // busy: too many password checks wait already; the attempt was not checked and not counted.
+  enum class result { ok, invalid, throttled, disabled, busy };
   result what = result::invalid;
   std::string session_id;  // ok: the new session's id (the cookie value)
   int max_age = 0;         // ok: cookie lifetime in seconds; 0 = until the browser closes
-  int retry_after = 0;     // throttled: seconds until the next attempt is allowed
+  int retry_after = 0;     // throttled, busy: seconds until trying again makes sense
 };
-// -> void
+// -> bool (a session ended). Answered once the session is gone from the published table, so a
+// request sent after the logout's answer is refused.
 struct logout_request {
   std::string session_id;
 };
 
 // One live session. `last_seen_ms` (steady clock, milliseconds) is shared by every snapshot of
 // the table and by the actor: a reader that accepts the session touches it without a message.
+// `login_ms` (same clock) never changes: the session ends session_max_lifetime after it.
 struct auth_session {
   std::string username;
   std::shared_ptr<std::atomic<std::int64_t>> last_seen_ms;
+  std::int64_t login_ms = 0;
 };
 
 // What the auth actor publishes after every change of login settings or sessions. Sessions are
@@ -55,12 +59,13 @@ struct auth_session {
 struct auth_view {
   bool enabled = false;
   std::int64_t session_timeout_ms = 86'400'000;
+  std::int64_t session_max_lifetime_ms = 2'592'000'000;
   std::unordered_map<std::string, auth_session> sessions;
 };
 
-using auth_actor =
-    caf::typed_actor<caf::replies_to<auth_check>::with<auth_state>,
-                     caf::replies_to<login_attempt>::with<login_outcome>,
-                     caf::reacts_to<logout_request>, caf::reacts_to<settings_reloaded>>;
+using auth_actor = caf::typed_actor<caf::replies_to<auth_check>::with<auth_state>,
+                                    caf::replies_to<login_attempt>::with<login_outcome>,
+                                    caf::replies_to<logout_request>::with<bool>,
+                                    caf::reacts_to<settings_reloaded>>;
 
 }  // namespace mixerd

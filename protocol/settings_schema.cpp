@@ -111,6 +111,21 @@ std::optional<problem> check_toast_handlers(const json& s) {
   return std::nullopt;
 }
 
+// A session ends session_max_lifetime after its login, so the lifetime is at least the idle
+// timeout. Without the key the lifetime is the longer of its default and the timeout.
+std::optional<problem> check_session_max_lifetime(const json& s) {
+  constexpr const char* key = "session_max_lifetime";
+  if (auto range = check_int(s, key, 1, 31'536'000)) return range;
+  auto lifetime = s.find(key);
+  if (lifetime == s.end()) return std::nullopt;
+  auto timeout = s.find("session_timeout");
+  if (timeout != s.end() && !is_int_in(*timeout, 1, 31'536'000)) return std::nullopt;
+  const long long timeout_s =
+      timeout == s.end() ? default_session_timeout : timeout->get<long long>();
+  if (lifetime->get<long long>() >= timeout_s) return std::nullopt;
+  return problem{key, "must be at least session_timeout (" + std::to_string(timeout_s) + ")"};
+}
+
 std::optional<problem> check_log_level(const json& s) {
   auto it = s.find("log_level");
   if (it == s.end()) return std::nullopt;
@@ -154,13 +169,14 @@ std::optional<problem> validate(const nlohmann::json& s) {
   if (!s.is_object()) return problem{"(top level)", "must be a JSON object"};
   if (auto deep = check_nesting(s)) return deep;
   using vt = json::value_t;
-  const std::array<std::optional<problem>, 21> checks{
+  const std::array<std::optional<problem>, 22> checks{
       check_secret(s, "toast_api_key"),
       check_secret(s, "plant_store_token"),
       check_type(s, "auth_enabled", vt::boolean, "true or false"),
       check_type(s, "auth_username", vt::string, "a string"),
       check_type(s, "auth_password_hash", vt::string, "a string"),
       check_int(s, "session_timeout", 1, 31'536'000),
+      check_session_max_lifetime(s),
       check_int(s, "controller_port", 0, 65535),
       check_int(s, "toast_port", 0, 65535),
       check_int(s, "plants_port", 0, 65535),

@@ -23,6 +23,7 @@ inline constexpr int default_controller_port = 5000;
 inline constexpr int default_toast_port = 8889;
 inline constexpr int default_plants_port = 8080;
 inline constexpr int default_session_timeout = 86400;
+inline constexpr int default_session_max_lifetime = 2'592'000;  // 30 days
 inline constexpr int default_ping_interval_ms = 25000;
 inline constexpr int default_ping_timeout_ms = 20000;
 

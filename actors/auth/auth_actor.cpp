@@ -2,7 +2,9 @@
 
 #include <openssl/crypto.h>
 
+#include <algorithm>
 #include <caf/all.hpp>
+#include <thread>
 
 #include "actors/auth/password_hash.hpp"
 #include "actors/auth/session_table.hpp"
@@ -19,11 +21,7 @@ namespace {
 constexpr std::string_view component = "auth";
 using clock = std::chrono::steady_clock;
 using self_ptr = auth_actor::stateful_pointer<auth_actor_state>;
-
-constexpr std::size_t max_sessions = 1024;
-constexpr std::size_t max_tracked_addresses = 4096;
-constexpr std::size_t max_failures = 5;
-constexpr auto failure_window = std::chrono::minutes(5);
+using result = login_outcome::result;
 
 // The table readers see changes with every login, logout, sweep and settings reload.
 void publish(self_ptr self) {
@@ -36,38 +34,21 @@ void configure(self_ptr self, auth_config config) {
   auto fresh = auth_view_of(st.config);
   st.table.enabled = fresh.enabled;
   st.table.session_timeout_ms = fresh.session_timeout_ms;
+  st.table.session_max_lifetime_ms = fresh.session_max_lifetime_ms;
 }
 
-// Drops failures older than the window; returns the address's list.
-std::deque<clock::time_point>& recent_failures(self_ptr self, const std::string& address) {
-  auto& list = self->state.failures[address];
-  auto now = clock::now();
-  while (!list.empty() && now - list.front() >= failure_window)
-    list.pop_front();
-  return list;
-}
-
-bool expired(const auth_view& table, const auth_session& session, std::int64_t now_ms) {
-  return now_ms - session.last_seen_ms->load(std::memory_order_relaxed) > table.session_timeout_ms;
-}
-
-void forget_stale(self_ptr self) {
-  auto now = clock::now();
-  auto& st = self->state;
+void forget_ended_sessions(self_ptr self) {
+  auto& table = self->state.table;
   const auto now_ms = auth::steady_ms();
-  auto& sessions = st.table.sessions;
-  const auto before = sessions.size();
-  for (auto it = sessions.begin(); it != sessions.end();)
-    it = expired(st.table, it->second, now_ms) ? sessions.erase(it) : std::next(it);
-  if (sessions.size() != before) publish(self);
-  for (auto it = st.failures.begin(); it != st.failures.end();)
-    it = it->second.empty() || now - it->second.back() >= failure_window ? st.failures.erase(it)
-                                                                         : std::next(it);
+  const auto before = table.sessions.size();
+  for (auto it = table.sessions.begin(); it != table.sessions.end();)
+    it = auth::expired(table, it->second, now_ms) ? table.sessions.erase(it) : std::next(it);
+  if (table.sessions.size() != before) publish(self);
 }
 
-// Runs PBKDF2 (300,000 rounds: about 0.1 s here, a second on a Pi) on a thread of its own, so
-// that a login never stops the one scheduler worker that carries slider events. Linked to the
-// auth actor: it ends with it.
+// Runs PBKDF2 (300,000 rounds: about 0.06 s here, a second on a Pi) on a thread of its own, so
+// that a login never stops a scheduler worker (one carries slider events). Linked to the auth
+// actor: it ends with it. The auth actor sends it one check at a time.
 caf::behavior password_checker(caf::event_based_actor* self, caf::actor auth) {
   self->link_to(auth);
   return {
@@ -83,72 +64,156 @@ caf::behavior password_checker(caf::event_based_actor* self, caf::actor auth) {
   };
 }
 
-login_outcome finish_login(self_ptr self, const login_attempt& req, bool password_ok) {
+int whole_seconds(clock::duration d) {
+  auto s = std::chrono::ceil<std::chrono::seconds>(d).count();
+  return static_cast<int>(std::max<decltype(s)>(s, 1));
+}
+
+// An attempt that is not checked because too many wait: it does not count against its client.
+void refuse_busy(self_ptr self, pending_login& login, const char* why) {
   auto& st = self->state;
+  st.throttle.withdraw(login.ticket);
+  login_outcome out;
+  out.what = result::busy;
+  const auto waiting = static_cast<clock::rep>(st.waiting.size() + 1);
+  out.retry_after = whole_seconds(st.check_time * waiting / static_cast<clock::rep>(st.pool_size));
+  log::warn(component, "login from ", login.req.address, " not checked: ", why);
+  login.promise.deliver(out);
+}
+
+login_outcome finish_login(self_ptr self, const pending_login& login, bool password_ok) {
+  auto& st = self->state;
+  const auto& req = login.req;
   login_outcome out;
   bool name_ok = secret::constant_time_equal(req.username, st.config.username);
   if (!(password_ok && name_ok)) {
+    // The attempt stays counted (it was counted when it arrived).
     log::warn(component, "failed login for '", req.username, "' from ", req.address);
-    out.what = login_outcome::result::invalid;
+    out.what = result::invalid;
     return out;
   }
-  st.failures.erase(req.address);
+  st.throttle.clear(login.ticket);
   auto& sessions = st.table.sessions;
-  if (sessions.size() >= max_sessions) {
+  if (sessions.size() >= login_limits::max_sessions) {
     auto oldest = std::min_element(sessions.begin(), sessions.end(), [](auto& a, auto& b) {
       return a.second.last_seen_ms->load() < b.second.last_seen_ms->load();
     });
     sessions.erase(oldest);
   }
-  out.what = login_outcome::result::ok;
+  out.what = result::ok;
   out.session_id = settings_file::random_secret();
-  out.max_age = req.remember ? st.config.session_timeout : 0;
+  // A remembered cookie never outlives the session (settings keep the lifetime >= the timeout).
+  out.max_age =
+      req.remember ? std::min(st.config.session_timeout, st.config.session_max_lifetime) : 0;
+  const auto now_ms = auth::steady_ms();
   sessions[auth::session_digest(out.session_id)] = {
-      st.config.username, std::make_shared<std::atomic<std::int64_t>>(auth::steady_ms())};
+      st.config.username, std::make_shared<std::atomic<std::int64_t>>(now_ms), now_ms};
   publish(self);
   log::info(component, "'", st.config.username, "' logged in from ", req.address);
   return out;
+}
+
+// The measured time of one check sizes the queue: on a slow machine fewer checks may wait.
+void learn_check_time(self_ptr self, clock::duration took) {
+  auto& st = self->state;
+  st.check_time += (took - st.check_time) / 4;
+  for (auto& late : st.waiting.resize(waiting_capacity(st.pool_size, st.check_time)))
+    refuse_busy(self, late, "too many checks wait");
+}
+
+void dispatch(self_ptr self);
+
+void start_check(self_ptr self, caf::actor checker, pending_login login) {
+  auto& st = self->state;
+  if (!st.config.enabled) {
+    st.idle_checkers.push_back(std::move(checker));
+    st.throttle.withdraw(login.ticket);
+    login_outcome out;
+    out.what = result::disabled;
+    login.promise.deliver(out);
+    return;
+  }
+  // The hash is checked even for a wrong name, so both failures take the same time.
+  auto hash = st.config.password_hash;
+  const auto started = clock::now();
+  self->request(checker, caf::infinite, login.req, hash)
+      .then(
+          [self, checker, login, hash, started](bool password_ok) mutable {
+            auto& st = self->state;
+            st.idle_checkers.push_back(checker);
+            learn_check_time(self, clock::now() - started);
+            // A reload may have changed the password while this one was being checked.
+            password_ok = password_ok && hash == st.config.password_hash;
+            login.promise.deliver(finish_login(self, login, password_ok));
+            dispatch(self);
+          },
+          [login](caf::error& error) mutable { login.promise.deliver(std::move(error)); });
+}
+
+// Starts waiting checks on idle checkers (spawning one while the pool is not full).
+void dispatch(self_ptr self) {
+  auto& st = self->state;
+  for (auto& late : st.waiting.take_older_than(clock::now() - login_limits::max_wait))
+    refuse_busy(self, late, "waited too long for a password check");
+  while (st.waiting.size() > 0) {
+    if (st.idle_checkers.empty()) {
+      if (st.checkers >= st.pool_size) return;
+      ++st.checkers;
+      st.idle_checkers.push_back(
+          self->spawn<caf::detached>(password_checker, caf::actor_cast<caf::actor>(self)));
+    }
+    auto checker = std::move(st.idle_checkers.back());
+    st.idle_checkers.pop_back();
+    start_check(self, std::move(checker), std::move(*st.waiting.pop()));
+  }
 }
 
 caf::result<login_outcome> login(self_ptr self, const login_attempt& req) {
   auto& st = self->state;
   login_outcome out;
   if (!st.config.enabled) {
-    out.what = login_outcome::result::disabled;
+    out.what = result::disabled;
     return out;
   }
-  forget_stale(self);
-  auto& failures = recent_failures(self, req.address);
-  if (failures.size() >= max_failures) {
-    auto wait = failure_window - (clock::now() - failures.front());
-    out.what = login_outcome::result::throttled;
-    out.retry_after = static_cast<int>(std::chrono::ceil<std::chrono::seconds>(wait).count());
+  forget_ended_sessions(self);
+  // Counted now, before the check: a burst sent before the first answer is throttled like a
+  // series.
+  const auto now = clock::now();
+  auto admission = st.throttle.admit(req.address, now);
+  if (!admission.admitted) {
+    out.what = result::throttled;
+    out.retry_after = admission.retry_after;
     log::warn(component, "login from ", req.address, " refused: too many failures");
     return out;
   }
-  // Counted as a failure until the check says otherwise, so a burst of attempts sent before the
-  // first answer is throttled like a series.
-  if (st.failures.size() <= max_tracked_addresses) failures.push_back(clock::now());
-  if (!st.password_checker)
-    st.password_checker =
-        self->spawn<caf::detached>(password_checker, caf::actor_cast<caf::actor>(self));
-  // The hash is checked even for a wrong name, so both failures take the same time.
+  // Clients counted in the shared entry (the throttle's table is full) go last.
+  const auto earlier = admission.ticket.shared ? login_limits::max_attempts : admission.earlier;
   auto promise = self->make_response_promise<login_outcome>();
-  self->request(st.password_checker, caf::infinite, req, st.config.password_hash)
-      .then(
-          [self, req, promise](bool password_ok) mutable {
-            promise.deliver(finish_login(self, req, password_ok));
-          },
-          [promise](caf::error& error) mutable { promise.deliver(std::move(error)); });
+  auto refused =
+      st.waiting.push(earlier, now, pending_login{req, promise, std::move(admission.ticket)});
+  if (refused) refuse_busy(self, *refused, "too many checks wait");
+  dispatch(self);
   return promise;
 }
 
 }  // namespace
 
+std::size_t checker_pool_size() {
+  const std::size_t cores = std::thread::hardware_concurrency();
+  return std::clamp<std::size_t>(cores > 1 ? cores - 1 : 1, 1, login_limits::max_checkers);
+}
+
+std::size_t waiting_capacity(std::size_t pool, clock::duration check_time) {
+  const auto per_checker = login_limits::wait_budget / std::max(check_time, clock::duration(1));
+  return std::clamp<std::size_t>(pool * static_cast<std::size_t>(per_checker), 2 * pool,
+                                 login_limits::max_waiting);
+}
+
 auth_view auth_view_of(const auth_config& config) {
   auth_view view;
   view.enabled = config.enabled;
   view.session_timeout_ms = std::int64_t{config.session_timeout} * 1000;
+  view.session_max_lifetime_ms = std::int64_t{config.session_max_lifetime} * 1000;
   return view;
 }
 
@@ -158,6 +223,11 @@ auth_config auth_config_from_settings(const nlohmann::json& s) {
   c.username = s.value("auth_username", std::string());
   c.password_hash = s.value("auth_password_hash", std::string());
   c.session_timeout = s.value("session_timeout", settings_schema::default_session_timeout);
+  // Without the key, never shorter than the idle timeout (a long timeout set before the key
+  // existed stays valid).
+  c.session_max_lifetime =
+      s.value("session_max_lifetime",
+              std::max(settings_schema::default_session_max_lifetime, c.session_timeout));
   return c;
 }
 
@@ -176,9 +246,11 @@ auth_actor::behavior_type auth_behavior(auth_actor::stateful_pointer<auth_actor_
       },
       [self](const login_attempt& req) { return login(self, req); },
       [self](const logout_request& req) {
-        if (req.session_id.empty()) return;
-        if (self->state.table.sessions.erase(auth::session_digest(req.session_id)) > 0)
-          publish(self);
+        if (req.session_id.empty()) return false;
+        if (self->state.table.sessions.erase(auth::session_digest(req.session_id)) == 0)
+          return false;
+        publish(self);
+        return true;
       },
       [self](const settings_reloaded& reloaded) {
         auto fresh = auth_config_from_settings(reloaded.settings);

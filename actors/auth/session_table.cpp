@@ -27,11 +27,14 @@ auth_state check_session(const auth_view& view, std::string_view session_id) {
   auto it = view.sessions.find(session_digest(session_id));
   if (it == view.sessions.end()) return {true, false, {}};
   const auto now = steady_ms();
-  auto& last_seen = *it->second.last_seen_ms;
-  if (now - last_seen.load(std::memory_order_relaxed) > view.session_timeout_ms)
-    return {true, false, {}};
-  last_seen.store(now, std::memory_order_relaxed);
+  if (expired(view, it->second, now)) return {true, false, {}};
+  it->second.last_seen_ms->store(now, std::memory_order_relaxed);
   return {true, true, it->second.username};
+}
+
+bool expired(const auth_view& view, const auth_session& session, std::int64_t now_ms) {
+  return now_ms - session.last_seen_ms->load(std::memory_order_relaxed) > view.session_timeout_ms ||
+         now_ms - session.login_ms > view.session_max_lifetime_ms;
 }
 
 }  // namespace mixerd::auth

@@ -13,11 +13,15 @@ namespace mixerd::auth {
 // The table's key for a session id: its SHA-256, hex.
 std::string session_digest(std::string_view session_id);
 
-// Milliseconds of the steady clock (the unit of auth_session::last_seen_ms).
+// Milliseconds of the steady clock (the unit of auth_session::last_seen_ms and login_ms).
 std::int64_t steady_ms();
 
 // Is login on, and is `session_id` a live session? A live session is touched (its idle time
 // starts again). An expired one stays in the table until the actor sweeps it, refused.
 auth_state check_session(const auth_view& view, std::string_view session_id);
+
+// Has `session` ended at `now_ms` (steady_ms): idle longer than session_timeout, or logged in
+// longer ago than session_max_lifetime?
+bool expired(const auth_view& view, const auth_session& session, std::int64_t now_ms);
 
 }  // namespace mixerd::auth

@@ -35,9 +35,10 @@ void answer_login(const http::responder& respond, const http::listener_policy& p
                   const login_outcome& out) {
   using r = login_outcome::result;
   if (out.what == r::invalid) return respond(policy.errors(401, "Invalid username or password"));
-  if (out.what == r::throttled) {
-    auto res = policy.errors(
-        429, "Too many failed logins; try again in " + std::to_string(out.retry_after) + " s");
+  if (out.what == r::throttled || out.what == r::busy) {
+    const auto again = "; try again in " + std::to_string(out.retry_after) + " s";
+    auto res = out.what == r::throttled ? policy.errors(429, "Too many failed logins" + again)
+                                        : policy.errors(503, "Too many logins at once" + again);
     res.headers.emplace_back("Retry-After", std::to_string(out.retry_after));
     return respond(std::move(res));
   }
@@ -68,14 +69,19 @@ void post_login(http::exchange& x) {
       std::move(attempt));
 }
 
+// Answered after the auth actor has ended the session: the old cookie is refused from then on.
 void post_logout(http::exchange& x) {
-  x.actor.send(x.dir.get<auth_actor>(), logout_request{x.session_id});
-  auto res = http::json_response(200, {{"success", true}});
-  // Max-Age=0 makes the browser forget the cookie at once.
-  res.headers.emplace_back("Set-Cookie", std::string(session_cookie) +
-                                             "=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0" +
-                                             (x.policy.tls ? "; Secure" : ""));
-  x.respond(std::move(res));
+  x.ask(
+      x.dir.get<auth_actor>(),
+      [respond = x.respond, tls = x.policy.tls](bool) {
+        auto res = http::json_response(200, {{"success", true}});
+        // Max-Age=0 makes the browser forget the cookie at once.
+        res.headers.emplace_back("Set-Cookie", std::string(session_cookie) +
+                                                   "=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0" +
+                                                   (tls ? "; Secure" : ""));
+        respond(std::move(res));
+      },
+      logout_request{x.session_id});
 }
 
 const http::route_registration routes{http::listener_kind::controller,

@@ -101,7 +101,7 @@ inline auth_actor::behavior_type auth_backend() {
         FUZZ_CHECK(a.username.size() <= 1024 && a.password.size() <= 1024);
         FUZZ_CHECK(a.address == "127.0.0.1", a.address);
         login_outcome out;
-        out.what = static_cast<login_outcome::result>(pick(4, 4));
+        out.what = static_cast<login_outcome::result>(pick(4, 5));  // ok .. busy
         out.session_id = live_session;
         out.max_age = a.remember ? 86400 : 0;
         out.retry_after = 300;
@@ -110,6 +110,7 @@ inline auth_actor::behavior_type auth_backend() {
       // The cookie's value as sent (a cookie ends at ';'); empty without one.
       [](const logout_request& r) {
         FUZZ_CHECK(r.session_id.find(';') == std::string::npos, r.session_id);
+        return pick(5, 2) == 0;
       },
       [](const settings_reloaded&) { not_from_a_route("settings_reloaded to auth"); },
   };
@@ -263,9 +264,10 @@ class capabilities {
     const auto now = auth::steady_ms();
     const auto idle_since = now - login.session_timeout_ms - 1;
     login.sessions[live_digest_] = {
-        "admin", std::make_shared<std::atomic<std::int64_t>>(pick(23, 4) == 0 ? idle_since : now)};
-    login.sessions[idle_digest_] = {"guest",
-                                    std::make_shared<std::atomic<std::int64_t>>(idle_since)};
+        "admin", std::make_shared<std::atomic<std::int64_t>>(pick(23, 4) == 0 ? idle_since : now),
+        now};
+    login.sessions[idle_digest_] = {
+        "guest", std::make_shared<std::atomic<std::int64_t>>(idle_since), idle_since};
     auth_->store(std::move(login));
 
     auto handlers = notify::default_handlers();

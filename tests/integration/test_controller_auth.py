@@ -1,6 +1,7 @@
 """Password login on the controller: 401s, login/logout, cookie flags, expiry, throttling."""
 import json
 import os
+import signal
 import subprocess
 import time
 
@@ -149,3 +150,26 @@ def test_session_expires_after_idle_timeout(daemon_factory, data_dir):
     assert http("GET", d.url("/api/status"), headers=cookie)[0] == 200
     time.sleep(1.3)  # the behaviour under test is the passing of idle time
     assert http("GET", d.url("/api/status"), headers=cookie)[0] == 401
+
+
+def test_session_lifetime_below_idle_timeout_is_a_settings_error(daemon_factory, data_dir):
+    os.makedirs(data_dir, exist_ok=True)
+    path = os.path.join(data_dir, "settings.json")
+    with open(path, "w") as f:
+        json.dump({"session_timeout": 600, "session_max_lifetime": 300}, f, indent=2)
+    r = subprocess.run([MIXERD_BIN, "--data-dir", data_dir, "--serial", "none"],
+                       capture_output=True, text=True, timeout=20)
+    assert r.returncode == 2
+    assert f"{path}:3: key 'session_max_lifetime' must be at least session_timeout (600)" in r.stderr
+
+    set_setting(data_dir, "session_max_lifetime", 600)
+    set_password(data_dir)
+    d = daemon_factory("--serial", "none")
+    _, _, headers = login(d)
+    cookie = {"Cookie": f"controller_session={cookie_of(headers)[0]}"}
+    set_setting(data_dir, "session_max_lifetime", 1)
+    d.proc.send_signal(signal.SIGHUP)
+    d.wait_log("reload ignored")
+    # The refused reload changed nothing: the session (lifetime 600 s) is still good.
+    assert http("GET", d.url("/api/status"), headers=cookie)[0] == 200
+    assert d.proc.poll() is None

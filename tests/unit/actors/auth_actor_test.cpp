@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "actors/auth/password_hash.hpp"
 #include "actors/auth/session_table.hpp"
@@ -188,10 +189,12 @@ TEST_CASE_FIXTURE(auth_fixture, "logout removes the session from the published t
   auto b = login("admin", "secret");
   REQUIRE(a.what == result::ok);
   REQUIRE(b.what == result::ok);
-  client->send(auth, logout_request{a.session_id});
-  client->send(auth, logout_request{""});         // no cookie: nothing happens
-  client->send(auth, logout_request{"unknown"});  // not a session: nothing happens
-  sync();
+  // Answered once the table readers see is without the session.
+  CHECK(mixerd::test::ask<bool>(client, auth, logout_request{a.session_id}));
+  CHECK_FALSE(auth::check_session(*table(), a.session_id).authenticated);
+  // No cookie, or not a session: nothing happens.
+  CHECK_FALSE(mixerd::test::ask<bool>(client, auth, logout_request{""}));
+  CHECK_FALSE(mixerd::test::ask<bool>(client, auth, logout_request{"unknown"}));
   auto t = table();
   CHECK(t->sessions.size() == 1);
   CHECK_FALSE(auth::check_session(*t, a.session_id).authenticated);
@@ -272,4 +275,113 @@ TEST_CASE_FIXTURE(auth_fixture, "a reload that switches login off publishes it")
   CHECK(t->sessions.empty());
   CHECK(auth::check_session(*t, "").authenticated);
   CHECK(login("admin", "secret").what == result::disabled);
+}
+
+TEST_CASE_FIXTURE(auth_fixture, "attempts sent at once count when they arrive: the sixth is 429") {
+  start(login_settings("secret"));
+  using handle = decltype(client->request(auth, caf::infinite, login_attempt{}));
+  std::vector<handle> sent;
+  for (int i = 0; i < 6; ++i)
+    sent.push_back(
+        client->request(auth, caf::infinite, login_attempt{"admin", "wrong", false, "192.0.2.1"}));
+  int invalid = 0;
+  int throttled = 0;
+  for (auto& h : sent)
+    h.receive(
+        [&](const login_outcome& out) {
+          invalid += out.what == result::invalid;
+          throttled += out.what == result::throttled;
+        },
+        [](const caf::error&) { FAIL("login request failed"); });
+  CHECK(invalid == 5);
+  CHECK(throttled == 1);
+}
+
+TEST_CASE("the lifetime setting defaults to 30 days, and never below the idle timeout") {
+  CHECK(auth_config_from_settings(json::object()).session_max_lifetime == 2'592'000);
+  CHECK(auth_config_from_settings(json{{"session_timeout", 31'536'000}}).session_max_lifetime ==
+        31'536'000);
+  auto config =
+      auth_config_from_settings(json{{"session_timeout", 60}, {"session_max_lifetime", 90}});
+  CHECK(config.session_max_lifetime == 90);
+  CHECK(auth_view_of(config).session_max_lifetime_ms == 90'000);
+}
+
+TEST_CASE("a session ends session_max_lifetime after its login, however recently it was used") {
+  auth_view view;
+  view.enabled = true;
+  view.session_timeout_ms = 1000;
+  view.session_max_lifetime_ms = 5000;
+  const auto now = auth::steady_ms();
+  auto session = [&](std::int64_t idle_ms, std::int64_t age_ms) {
+    return mixerd::auth_session{"admin", std::make_shared<std::atomic<std::int64_t>>(now - idle_ms),
+                                now - age_ms};
+  };
+  view.sessions[auth::session_digest("fresh")] = session(0, 0);
+  view.sessions[auth::session_digest("old but used")] = session(0, 5001);
+  view.sessions[auth::session_digest("idle")] = session(1001, 2000);
+  view.sessions[auth::session_digest("at the limit")] = session(0, 4900);
+  CHECK(auth::check_session(view, "fresh").authenticated);
+  CHECK_FALSE(auth::check_session(view, "old but used").authenticated);
+  CHECK_FALSE(auth::check_session(view, "idle").authenticated);
+  CHECK(auth::check_session(view, "at the limit").authenticated);
+  CHECK(auth::expired(view, view.sessions.at(auth::session_digest("old but used")), now));
+  CHECK_FALSE(auth::expired(view, view.sessions.at(auth::session_digest("fresh")), now));
+}
+
+TEST_CASE_FIXTURE(auth_fixture, "a used session is refused after its lifetime and swept") {
+  auto settings_now = login_settings("secret", 1);
+  settings_now["session_max_lifetime"] = 2;
+  start(settings_now);
+  CHECK(table()->session_max_lifetime_ms == 2000);
+  auto out = login("admin", "secret", "192.0.2.1", true);
+  REQUIRE(out.what == result::ok);
+  CHECK(out.max_age == 1);
+  auto t = table();
+  const auto login_ms = t->sessions.at(auth::session_digest(out.session_id)).login_ms;
+  // Used every 0.5 s: never idle for the timeout, yet refused once 2 s have passed since login.
+  while (auth::steady_ms() - login_ms < 1900) {
+    CHECK(auth::check_session(*t, out.session_id).authenticated);
+    const auto next = auth::steady_ms() + 500;
+    REQUIRE(eventually([&] { return auth::steady_ms() >= next; }));
+  }
+  REQUIRE(eventually([&] { return auth::steady_ms() - login_ms > 2000; }));
+  CHECK_FALSE(auth::check_session(*t, out.session_id).authenticated);
+  CHECK_FALSE(check(out.session_id).authenticated);
+  // The next login sweeps it out of the table.
+  REQUIRE(login("admin", "secret").what == result::ok);
+  CHECK(table()->sessions.count(auth::session_digest(out.session_id)) == 0);
+}
+
+TEST_CASE_FIXTURE(auth_fixture, "a reload that shortens the lifetime applies to live sessions") {
+  const json initial = login_settings("secret");
+  start(initial);
+  auto out = login("admin", "secret");
+  REQUIRE(out.what == result::ok);
+  json shorter = initial;
+  shorter["session_timeout"] = 1;
+  shorter["session_max_lifetime"] = 2;
+  settings->send(auth, settings_reloaded{shorter});
+  sync();
+  auto t = table();
+  CHECK(t->session_timeout_ms == 1000);
+  CHECK(t->session_max_lifetime_ms == 2000);
+  const auto& live = t->sessions.at(auth::session_digest(out.session_id));
+  // The session as it would be if used at `at`: it ends 2 s after its login.
+  auto used_at = [&](std::int64_t at) {
+    return mixerd::auth_session{live.username, std::make_shared<std::atomic<std::int64_t>>(at),
+                                live.login_ms};
+  };
+  CHECK_FALSE(auth::expired(*t, used_at(live.login_ms + 1999), live.login_ms + 1999));
+  CHECK(auth::expired(*t, used_at(live.login_ms + 2001), live.login_ms + 2001));
+}
+
+TEST_CASE("one checker thread fewer than the cores; the queue holds what starts within 2 s") {
+  using namespace std::chrono_literals;
+  CHECK(mixerd::checker_pool_size() >= 1);
+  CHECK(mixerd::checker_pool_size() <= mixerd::login_limits::max_checkers);
+  CHECK(mixerd::waiting_capacity(1, 100ms) == 20);
+  CHECK(mixerd::waiting_capacity(3, 1s) == 6);
+  CHECK(mixerd::waiting_capacity(1, 5s) == 2);  // at least two per checker
+  CHECK(mixerd::waiting_capacity(4, 1ms) == mixerd::login_limits::max_waiting);
 }

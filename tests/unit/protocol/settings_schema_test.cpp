@@ -93,6 +93,28 @@ TEST_CASE("validate checks the auth keys") {
   check_key("auth_username", {"admin", ""}, {5, false, json::array()});
   check_key("auth_password_hash", {"pbkdf2_sha256$1$00$00"}, {json::array(), 1});
   check_key("session_timeout", {1, 60, 86400, 31'536'000}, {0, 31'536'001, 3.5, "86400", -1});
+  check_key("session_max_lifetime", {86400, 2'592'000, 31'536'000},
+            {0, 31'536'001, 3.5, "86400", -1, 3600});
+}
+
+TEST_CASE("the session lifetime is at least the idle timeout") {
+  using settings_schema::validate;
+  CHECK_FALSE(validate(json{{"session_timeout", 60}, {"session_max_lifetime", 60}}));
+  CHECK_FALSE(validate(json{{"session_timeout", 60}, {"session_max_lifetime", 61}}));
+  auto shorter = validate(json{{"session_timeout", 60}, {"session_max_lifetime", 59}});
+  REQUIRE(shorter);
+  CHECK(shorter->key == "session_max_lifetime");
+  CHECK(shorter->message == "must be at least session_timeout (60)");
+  // Without session_timeout its default (86400) counts.
+  auto below_default = validate(json{{"session_max_lifetime", 3600}});
+  REQUIRE(below_default);
+  CHECK(below_default->message == "must be at least session_timeout (86400)");
+  // Without session_max_lifetime any valid timeout goes (the lifetime follows it).
+  CHECK_FALSE(validate(json{{"session_timeout", 31'536'000}}));
+  // A broken timeout is reported as such.
+  auto broken = validate(json{{"session_timeout", "60"}, {"session_max_lifetime", 30}});
+  REQUIRE(broken);
+  CHECK(broken->key == "session_timeout");
 }
 
 TEST_CASE("validate checks the ports") {
