@@ -130,8 +130,15 @@ network_impl::behavior_type network_behavior(network_impl::stateful_pointer<netw
         st.waiting.clear();
       },
       [self](const settings_reloaded& reloaded) {
-        self->state.config.allowed_hosts = host_names::allowed_from_settings(reloaded.settings);
+        auto allowed = host_names::allowed_from_settings(reloaded.settings);
+        auto& current = self->state.config.allowed_hosts;
+        if (allowed == current) return;
+        current = std::move(allowed);
         publish_names(self);
+        std::string list;
+        for (const auto& name : current)
+          list += (list.empty() ? "" : ", ") + name;
+        log::info(component, "allowed_hosts now ", list.empty() ? "empty" : list);
       },
   };
 }
