@@ -106,7 +106,15 @@ const capability_row capability_table[] = {
      consumers, toast_topics, nullptr},
     {"network",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
-       return registered<network_actor>(dir, sys.spawn(network_behavior, network_config{o.io}));
+       network_config config;
+       config.io = o.io;
+       config.host_name = read_host_name();
+       config.allowed_hosts = host_names::allowed_from_settings(o.settings);
+       config.settings = dir.get<settings_actor>();
+       // Filled from the start: the listeners open before the actor first runs.
+       config.names =
+           dir.slot(host_names::make_machine_names(config.host_name, "", config.allowed_hosts));
+       return registered<network_actor>(dir, sys.spawn(network_behavior, std::move(config)));
      },
      consumers, nullptr, nullptr},
     {"plants",

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "protocol/host_names.hpp"
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/network.hpp"
@@ -126,6 +127,23 @@ std::optional<problem> check_session_max_lifetime(const json& s) {
   return problem{key, "must be at least session_timeout (" + std::to_string(timeout_s) + ")"};
 }
 
+// A list of host names (or "*.name") served besides the machine's own (docs/api.md).
+std::optional<problem> check_allowed_hosts(const json& s) {
+  auto it = s.find("allowed_hosts");
+  if (it == s.end()) return std::nullopt;
+  if (!it->is_array() || it->size() > host_names::max_allowed_hosts)
+    return problem{"allowed_hosts", "must be an array of at most " +
+                                        std::to_string(host_names::max_allowed_hosts) +
+                                        " host names"};
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const auto& entry = (*it)[i];
+    if (!entry.is_string() || !host_names::valid_allowed_entry(entry.get_ref<const std::string&>()))
+      return problem{"allowed_hosts[" + std::to_string(i) + "]",
+                     "must be a host name such as \"mixer.example.com\" or \"*.example.com\""};
+  }
+  return std::nullopt;
+}
+
 std::optional<problem> check_log_level(const json& s) {
   auto it = s.find("log_level");
   if (it == s.end()) return std::nullopt;
@@ -195,6 +213,7 @@ std::optional<problem> validate(const nlohmann::json& s) {
   };
   for (const auto& c : checks)
     if (c) return c;
+  if (auto hosts = check_allowed_hosts(s)) return hosts;
   return std::nullopt;
 }
 

@@ -4,8 +4,10 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <unistd.h>
 
 #include <caf/all.hpp>
+#include <climits>
 #include <cstdlib>
 
 #include "actors/log.hpp"
@@ -43,6 +45,13 @@ network_snapshot snapshot(self_ptr self, bool command_found) {
   return s;
 }
 
+void publish_names(self_ptr self) {
+  const auto& st = self->state;
+  if (!st.config.names) return;
+  st.config.names->store(host_names::make_machine_names(st.config.host_name, st.overlay_name,
+                                                        st.config.allowed_hosts));
+}
+
 void start_probe(self_ptr self, const std::string& program) {
   auto& st = self->state;
   st.probing = true;
@@ -77,9 +86,18 @@ std::vector<interface_address> read_interface_addresses() {
   return out;
 }
 
+std::string read_host_name() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return {};
+  return name;
+}
+
 network_impl::behavior_type network_behavior(network_impl::stateful_pointer<network_state> self,
                                              network_config config) {
   self->state.config = std::move(config);
+  publish_names(self);
+  if (self->state.config.settings)
+    self->send(self->state.config.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
   return {
       [self](caf::get_atom) -> caf::result<network_snapshot> {
         auto& st = self->state;
@@ -97,6 +115,12 @@ network_impl::behavior_type network_behavior(network_impl::stateful_pointer<netw
         st.probing = false;
         st.probed = complete ? network::parse_tailscale_status(output) : std::nullopt;
         st.probed_at = clock::now();
+        // A probe that knows no name keeps the last one: the machine is still called that.
+        if (st.probed && !st.probed->hostname.empty() && st.probed->hostname != st.overlay_name) {
+          st.overlay_name = st.probed->hostname;
+          log::info(component, "the overlay names this machine ", st.overlay_name);
+          publish_names(self);
+        }
         if (!st.probed)
           log::warn(component, st.config.overlay_command, " status --json gave no usable answer",
                     complete ? "" : " (timed out or too long)");
@@ -104,6 +128,17 @@ network_impl::behavior_type network_behavior(network_impl::stateful_pointer<netw
         for (auto& rp : st.waiting)
           rp.deliver(answer);
         st.waiting.clear();
+      },
+      [self](const settings_reloaded& reloaded) {
+        auto allowed = host_names::allowed_from_settings(reloaded.settings);
+        auto& current = self->state.config.allowed_hosts;
+        if (allowed == current) return;
+        current = std::move(allowed);
+        publish_names(self);
+        std::string list;
+        for (const auto& name : current)
+          list += (list.empty() ? "" : ", ") + name;
+        log::info(component, "allowed_hosts now ", list.empty() ? "empty" : list);
       },
   };
 }

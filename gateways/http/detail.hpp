@@ -9,6 +9,7 @@
 
 #include <boost/asio/ip/tcp.hpp>
 
+#include "gateways/http/connection_budget.hpp"
 #include "gateways/http/server.hpp"
 
 namespace boost::asio::ssl {
@@ -45,12 +46,13 @@ class session_registry {
 
 // Start one HTTP session on an accepted connection (the TLS one handshakes first with
 // *cfg->tls). Defined next to each stream instantiation so each costly template is compiled once.
+// `ticket` is the connection's place in the listener's budget (empty without one).
 void start_plain_session(boost::asio::ip::tcp::socket socket, std::string client_address,
                          std::shared_ptr<const config> cfg,
-                         const std::shared_ptr<session_registry>& owner);
+                         const std::shared_ptr<session_registry>& owner, connection_ticket ticket);
 void start_tls_session(boost::asio::ip::tcp::socket socket, std::string client_address,
                        std::shared_ptr<const config> cfg,
-                       const std::shared_ptr<session_registry>& owner);
+                       const std::shared_ptr<session_registry>& owner, connection_ticket ticket);
 
 // Server context for a PEM chain + key, TLS 1.2 or later; null with `error` set on failure.
 std::shared_ptr<boost::asio::ssl::context> make_tls_context(const std::string& certificate_file,

@@ -20,6 +20,7 @@
 #include <boost/beast/websocket/rfc6455.hpp>
 
 #include "gateways/http/detail.hpp"
+#include "gateways/http/request_checks.hpp"
 #include "gateways/http/websocket_session.hpp"
 #include "protocol/uri.hpp"
 
@@ -90,13 +91,16 @@ class http_session final : public http_session_base,
                            public std::enable_shared_from_this<http_session<Stream>> {
  public:
   http_session(Stream stream, std::string client_address, std::shared_ptr<const config> cfg,
-               std::weak_ptr<session_registry> owner)
+               std::weak_ptr<session_registry> owner, connection_ticket ticket)
       : stream_(std::move(stream)),
         client_address_(std::move(client_address)),
         cfg_(std::move(cfg)),
-        owner_(std::move(owner)) {}
+        owner_(std::move(owner)),
+        ticket_(std::move(ticket)) {}
 
   void run() {
+    // Until its first request arrives, a connection is as idle as a kept-alive one.
+    ticket_.idle(this->weak_from_this());
     stream_steps<Stream>::handshake(stream_, [self = self()](beast::error_code ec) {
       if (ec || self->closed_) return self->finish();
       self->read_request();
@@ -114,6 +118,7 @@ class http_session final : public http_session_base,
     closed_ = true;
     awaiting_response_ = false;
     beast::get_lowest_layer(stream_).close();
+    ticket_.release();
   }
 
  private:
@@ -127,6 +132,8 @@ class http_session final : public http_session_base,
     version_ = 11;
     keep_alive_ = false;
     head_ = false;
+    // Bytes already buffered are the next (pipelined) request: not idle.
+    if (buffer_.size() == 0) ticket_.idle(this->weak_from_this());
     beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
     bhttp::async_read_header(
         stream_, buffer_, *parser_,
@@ -134,9 +141,69 @@ class http_session final : public http_session_base,
   }
 
   void on_header(beast::error_code ec) {
+    ticket_.busy();
     if (ec) return on_read_error(ec);
     const auto& header = parser_->get();
     version_ = header.version();
+    if (auto refusal = refusal_of_header()) return write_error(refusal->status, refusal->message);
+    const auto& hosts = cfg_->options.hosts;
+    if (header.count(bhttp::field::host) == 0 || !hosts.names_this_machine) return go_on();
+    const auto host = header[bhttp::field::host];
+    if (names_this_machine(host)) return go_on();
+    if (!hosts.relearn) return misdirected();
+    // A name may be new (the overlay came up since the last probe): one more look, then the
+    // answer. The session is busy meanwhile, so nothing else reads or closes it but stop().
+    relearn_pending_ = true;
+    auto recheck = [weak = this->weak_from_this(), executor = stream_.get_executor(),
+                    host = std::string(host)] {
+      net::post(executor, [weak, host] {
+        if (auto self = weak.lock()) self->on_relearned(host);
+      });
+    };
+    try {
+      hosts.relearn(std::move(recheck));
+    } catch (...) {
+      relearn_pending_ = false;
+      misdirected();
+    }
+  }
+
+  // Framing and Host rules every listener shares (request_checks.hpp).
+  std::optional<header_refusal> refusal_of_header() const {
+    const auto& header = parser_->get();
+    std::vector<std::string_view> codings;
+    for (auto [at, end] = header.equal_range(bhttp::field::transfer_encoding); at != end; ++at)
+      codings.push_back(at->value());
+    if (auto refusal = check_transfer_encoding(codings, version_)) return refusal;
+    return check_host_count(header.count(bhttp::field::host), version_);
+  }
+
+  bool names_this_machine(std::string_view host) const {
+    try {
+      return cfg_->options.hosts.names_this_machine(host);
+    } catch (...) {
+      return false;  // an exception must not reach io_context::run(); refusing is the safe side
+    }
+  }
+
+  void on_relearned(const std::string& host) {
+    if (!relearn_pending_) return;
+    relearn_pending_ = false;
+    if (closed_) return finish();
+    if (names_this_machine(host)) return go_on();
+    misdirected();
+  }
+
+  void misdirected() {
+    keep_alive_ = false;
+    auto answer = cfg_->options.hosts.misdirected;
+    if (answer.status < 400) answer = cfg_->error(421, "Misdirected request");
+    write_response(std::move(answer), true);
+  }
+
+  // The header passed the core's checks: read the body, then route.
+  void go_on() {
+    const auto& header = parser_->get();
     // Clients that announce a body with "Expect: 100-continue" wait before sending it.
     if (version_ >= 11 && beast::iequals(header[bhttp::field::expect], "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -236,7 +303,7 @@ class http_session final : public http_session_base,
     // The connection now belongs to the WebSocket session; this object only has to go away.
     closed_ = true;
     if (auto owner = owner_.lock()) owner->forget(this);
-    ws->start(std::move(stream_), std::move(message), std::move(*events));
+    ws->start(std::move(stream_), std::move(message), std::move(*events), std::move(ticket_));
   }
 
   void write_response(response r, bool linger_after) {
@@ -314,20 +381,22 @@ class http_session final : public http_session_base,
   std::string client_address_;
   std::shared_ptr<const config> cfg_;
   std::weak_ptr<session_registry> owner_;
+  connection_ticket ticket_;
   unsigned version_ = 11;
   bool keep_alive_ = false;
   bool head_ = false;
   bool awaiting_response_ = false;
+  bool relearn_pending_ = false;
   bool closed_ = false;
 };
 
 template <class Stream>
 void start_http_session(Stream stream, std::string client_address,
                         std::shared_ptr<const config> cfg,
-                        const std::shared_ptr<session_registry>& owner) {
-  auto session = std::make_shared<http_session<Stream>>(std::move(stream),
-                                                        std::move(client_address), std::move(cfg),
-                                                        std::weak_ptr<session_registry>(owner));
+                        const std::shared_ptr<session_registry>& owner, connection_ticket ticket) {
+  auto session = std::make_shared<http_session<Stream>>(
+      std::move(stream), std::move(client_address), std::move(cfg),
+      std::weak_ptr<session_registry>(owner), std::move(ticket));
   if (owner->adopt(session)) session->run();
 }
 

@@ -28,10 +28,14 @@ std::string_view reason_phrase(int status) {
       return "Method not allowed";
     case 413:
       return "Payload too large";
+    case 421:
+      return "Misdirected request";
     case 429:
       return "Rate limited";
     case 431:
       return "Request header fields too large";
+    case 501:
+      return "Not implemented";
     case 503:
       return "Service unavailable";
     default:

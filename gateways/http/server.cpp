@@ -54,6 +54,8 @@ response config::error(int status, std::string_view message) const {
 namespace {
 
 constexpr std::chrono::milliseconds kAcceptRetryDelay{100};
+// Refused connections and connections closed to make room are reported at most this often.
+constexpr std::chrono::seconds kBudgetReportInterval{10};
 
 // A dual-stack "::" listener sees IPv4 clients as ::ffff:a.b.c.d; report them as IPv4 so the
 // rate limiter and logs use one spelling per client.
@@ -94,25 +96,93 @@ struct listener_state final : detail::session_registry,
     if (stopped) return;
     if (ec) {
       if (ec == net::error::operation_aborted) return;
-      // EMFILE and friends repeat at once; retrying immediately would spin the io thread.
-      retry_timer.expires_after(kAcceptRetryDelay);
-      retry_timer.async_wait([self = shared_from_this()](boost::system::error_code wait_ec) {
-        if (!wait_ec && !self->stopped) self->accept();
-      });
+      const bool out_of_fds = ec == net::error::no_descriptors ||
+                              ec == boost::system::errc::too_many_files_open_in_system;
+      if (out_of_fds) return wait_for_newcomer(ec);
+      retry_later();
       return;
     }
     boost::system::error_code option_ec;
     // Small JSON replies would otherwise wait for the client's delayed ACK (~40 ms).
     socket.set_option(tcp::no_delay(true), option_ec);
     const auto remote = socket.remote_endpoint(option_ec);
-    if (!option_ec) {
-      if (cfg->tls) {
-        detail::start_tls_session(std::move(socket), client_ip(remote), cfg, shared_from_this());
-      } else {
-        detail::start_plain_session(std::move(socket), client_ip(remote), cfg, shared_from_this());
-      }
-    }
+    if (!option_ec) start_session(std::move(socket), client_ip(remote));
     accept();
+  }
+
+  // EMFILE and friends repeat at once; retrying immediately would spin the io thread.
+  void retry_later() {
+    retry_timer.expires_after(kAcceptRetryDelay);
+    retry_timer.async_wait([self = shared_from_this()](boost::system::error_code wait_ec) {
+      if (!wait_ec && !self->stopped) self->accept();
+    });
+  }
+
+  // accept() fails for want of a descriptor even when no connection waits. Once one waits in
+  // the backlog, the oldest idle connection gives it its descriptor; with none idle, accept is
+  // retried after a pause until a descriptor is free.
+  void wait_for_newcomer(const boost::system::error_code& ec) {
+    note(ec.message() + " on accept: waiting for a free descriptor");
+    acceptor.async_wait(tcp::acceptor::wait_read,
+                        [self = shared_from_this()](boost::system::error_code wait_ec) {
+                          if (wait_ec || self->stopped) return;
+                          const auto& budget = self->cfg->options.connections;
+                          if (budget && budget->close_oldest_idle()) {
+                            self->note("out of descriptors: closed the oldest idle connection");
+                            return self->accept();
+                          }
+                          self->retry_later();
+                        });
+  }
+
+  void start_session(tcp::socket socket, std::string address) {
+    connection_ticket ticket;
+    if (const auto& budget = cfg->options.connections) {
+      auto admission = budget->admit(address);
+      using outcome = connection_budget::outcome;
+      if (admission.what == outcome::refused) {
+        // Closed unanswered: an answer would hold the descriptor for as long as it takes.
+        boost::system::error_code close_ec;
+        socket.close(close_ec);
+        note("connection from " + address + " refused: " + std::to_string(budget->open()) +
+             " connections open (" + std::to_string(budget->open_from(address)) +
+             " from that address), none idle; caps " + std::to_string(budget->caps().total) +
+             " in all, " + std::to_string(budget->caps().per_address) + " per address");
+        return;
+      }
+      if (admission.what == outcome::admitted_after_closing_idle)
+        note("at the connection cap: closed an idle connection to admit " + address);
+      ticket = std::move(admission.ticket);
+    }
+    if (cfg->tls) {
+      detail::start_tls_session(std::move(socket), std::move(address), cfg, shared_from_this(),
+                                std::move(ticket));
+    } else {
+      detail::start_plain_session(std::move(socket), std::move(address), cfg, shared_from_this(),
+                                  std::move(ticket));
+    }
+  }
+
+  // Reports through options.warn, at most once per kBudgetReportInterval: an attack makes these
+  // by the thousand. The report says how many were left out since the last one.
+  void note(const std::string& what) {
+    if (!cfg->options.warn) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (reported_once && now - last_report < kBudgetReportInterval) {
+      ++unreported;
+      return;
+    }
+    std::string text = cfg->options.name + ": " + what;
+    if (unreported > 0)
+      text += " (and " + std::to_string(unreported) + " more since the last report)";
+    reported_once = true;
+    last_report = now;
+    unreported = 0;
+    try {
+      cfg->options.warn(text);
+    } catch (...) {
+      // A report must not take the io thread down.
+    }
   }
 
   bool adopt(std::shared_ptr<session_base> s) override {
@@ -144,6 +214,9 @@ struct listener_state final : detail::session_registry,
   // alive. Responders and websocket handles only hold weak references, so the registry decides
   // the lifetime.
   std::unordered_map<session_base*, std::shared_ptr<session_base>> sessions;
+  std::chrono::steady_clock::time_point last_report{};
+  std::size_t unreported = 0;
+  bool reported_once = false;
   bool stopped = false;
 };
 

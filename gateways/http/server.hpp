@@ -74,6 +74,23 @@ struct websocket_events {
 using upgrade_handler = std::function<std::optional<websocket_events>(
     const request& req, std::shared_ptr<websocket> socket, response& refusal)>;
 
+// Whether a request's Host names this machine (the DNS-rebinding defence). Checked on the io
+// thread as soon as a request's header has arrived, before any route, Socket.IO session or
+// WebSocket upgrade sees the request.
+struct host_check {
+  // True when the Host value (as sent, port included) names this machine. Empty: every Host is
+  // served.
+  std::function<bool(std::string_view host)> names_this_machine;
+  // Asked when names_this_machine said no, to learn names not known yet (the overlay's name
+  // comes from a probe). Calls `done` exactly once, from any thread, when it has looked; the Host
+  // is then checked once more. Empty: no second look.
+  std::function<void(std::function<void()> done)> relearn{};
+  // The answer to a Host that names another machine; the connection closes after it.
+  response misdirected{};
+};
+
+class connection_budget;
+
 struct listener_options {
   std::string name;          // for logs: "controller", "notification", "plant store"
   std::string bind_address;  // "0.0.0.0", "127.0.0.1", "::"
@@ -95,6 +112,10 @@ struct listener_options {
   // Where the core reports what it did on its own (a websocket dropped for its queue bound);
   // empty: nothing is reported. Called on the io thread.
   std::function<void(std::string_view message)> warn{};
+  // Shared by every listener of the daemon: caps on open connections, and which one to close to
+  // make room (connection_budget.hpp). Null: no cap.
+  std::shared_ptr<connection_budget> connections{};
+  host_check hosts{};
 };
 
 class listener {

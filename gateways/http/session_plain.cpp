@@ -21,9 +21,9 @@ struct stream_steps<beast::tcp_stream> {
 
 void start_plain_session(tcp::socket socket, std::string client_address,
                          std::shared_ptr<const config> cfg,
-                         const std::shared_ptr<session_registry>& owner) {
+                         const std::shared_ptr<session_registry>& owner, connection_ticket ticket) {
   start_http_session(beast::tcp_stream(std::move(socket)), std::move(client_address),
-                     std::move(cfg), owner);
+                     std::move(cfg), owner, std::move(ticket));
 }
 
 }  // namespace mixerd::http::detail

@@ -32,10 +32,10 @@ struct stream_steps<tls_stream> {
 
 void start_tls_session(tcp::socket socket, std::string client_address,
                        std::shared_ptr<const config> cfg,
-                       const std::shared_ptr<session_registry>& owner) {
+                       const std::shared_ptr<session_registry>& owner, connection_ticket ticket) {
   auto& context = *cfg->tls;
   start_http_session(tls_stream(beast::tcp_stream(std::move(socket)), context),
-                     std::move(client_address), std::move(cfg), owner);
+                     std::move(client_address), std::move(cfg), owner, std::move(ticket));
 }
 
 }  // namespace mixerd::http::detail

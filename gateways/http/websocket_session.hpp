@@ -77,9 +77,11 @@ class websocket_session final : public session_base,
                     std::weak_ptr<session_registry> owner)
       : close_timer_(executor), cfg_(std::move(cfg)), owner_(std::move(owner)) {}
 
-  // Takes over the connection of an HTTP session whose upgrade request was accepted.
+  // Takes over the connection of an HTTP session whose upgrade request was accepted, and its
+  // place in the listener's budget.
   void start(Stream stream, bhttp::request<bhttp::string_body> upgrade_request,
-             websocket_events events) {
+             websocket_events events, connection_ticket ticket) {
+    ticket_ = std::move(ticket);
     ws_.emplace(std::move(stream));
     ws_->next_layer().attach(this->weak_from_this(),
                              [this](beast::error_code ec) { on_written(ec); });
@@ -218,6 +220,7 @@ class websocket_session final : public session_base,
     ended_ = true;
     close_timer_.cancel();
     if (ws_) beast::get_lowest_layer(*ws_).close();
+    ticket_.release();
     queue_.clear();
     // Moved out first: the callbacks may hold the last references to route-table state.
     auto events = std::move(events_);
@@ -244,6 +247,7 @@ class websocket_session final : public session_base,
   websocket_events events_;
   std::shared_ptr<const config> cfg_;
   std::weak_ptr<session_registry> owner_;
+  connection_ticket ticket_;
   bws::close_code close_code_ = bws::close_code::normal;
   bool accepted_ = false;
   bool closing_ = false;

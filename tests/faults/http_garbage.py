@@ -5,7 +5,8 @@ exchange that sends one, half-closes, and reads until mixerd closes.
 
 What each case may get back (`allow`): "4xx" for requests that are wrong, "2xx" where the
 endpoint ignores its body (mute toggles, logout), "101" for a websocket upgrade that is itself
-valid. Never a 5xx; never silence.
+valid. Never a 5xx; never silence. Every request names this machine in Host (127.0.0.1), so that
+it meets the check it is about rather than the Host check (421).
 """
 import base64
 import json
@@ -98,7 +99,7 @@ def bad_request_line(rng, ctx):
         b"GET /api/status HTTP/1.1x", b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",  # TLS hello
         b"GET /api/st atus HTTP/1.1", b"GET http://[::1 HTTP/1.1", b"PRI * HTTP/2.0",
         b" GET /api/status HTTP/1.1", b"GET /api/status HTTP/1.", b"\xff\xfe\xfd"])
-    return Case("bad request line", CONTROLLER, [line + b"\r\nHost: x\r\n\r\n"])
+    return Case("bad request line", CONTROLLER, [line + b"\r\nHost: 127.0.0.1\r\n\r\n"])
 
 
 def bad_headers(rng, ctx):
@@ -109,7 +110,7 @@ def bad_headers(rng, ctx):
         b"Transfer-Encoding: chunked\r\nContent-Length: 5", b"Content-Length: 3\r\nContent-Length: 4",
         b"Host: a\r\nHost: b", b"X-A: \x7f\x00\x01", b"\x80\x81: x"])
     return Case("bad headers", rng.choice([CONTROLLER, NOTIFICATION, PLANTS]),
-                [b"POST /api/sliders/1 HTTP/1.1\r\nHost: x\r\n" + header + b"\r\n\r\n{}"],
+                [b"POST /api/sliders/1 HTTP/1.1\r\nHost: 127.0.0.1\r\n" + header + b"\r\n\r\n{}"],
                 allow={"4xx"})
 
 
@@ -131,7 +132,7 @@ def bad_chunked(rng, ctx):
         b"zz\r\n{}\r\n0\r\n\r\n", b"ffffffffffffffffffff\r\nx\r\n0\r\n\r\n", b"2\r\n{}",
         b"2\r\n{}\r\n", b"2;ext=\x00\r\n{}\r\n0\r\n\r\n", b"-2\r\n{}\r\n0\r\n\r\n",
         b"5\r\n{}\r\n0\r\n\r\n", b"2\r\n{}XX0\r\n\r\n", b"\r\n\r\n", b"0\r\nX-Trailer\r\n\r\n"])
-    head = b"POST /api/volume/master HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    head = b"POST /api/volume/master HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
     return Case("bad chunked", CONTROLLER, [head + body])
 
 

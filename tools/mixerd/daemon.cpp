@@ -16,15 +16,18 @@
 #include "actors/settings/settings_file.hpp"
 #include "actors/system.hpp"
 #include "gateways/controller/controller_listener.hpp"
+#include "gateways/http/connection_budget.hpp"
 #include "gateways/http/io_actor.hpp"
 #include "gateways/http/json_body.hpp"
 #include "gateways/http/router.hpp"
 #include "gateways/plants/plants_listener.hpp"
 #include "gateways/socketio/service.hpp"
 #include "gateways/toast/notification_listener.hpp"
+#include "protocol/host_names.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/settings_schema.hpp"
 #include "tools/mixer-sim/simulated_device.hpp"
+#include "tools/mixerd/open_files.hpp"
 
 namespace mixerd {
 
@@ -95,6 +98,43 @@ std::variant<tls_files, std::string> find_tls_files(const std::string& data_dir)
   return tls_files{crts.front(), keys.front()};
 }
 
+// How long a request with an unknown Host waits for the network capability to look again (it
+// may run the overlay's command, at most 2 s).
+constexpr std::chrono::seconds host_relearn_timeout{5};
+
+// The Host check of every listener: the names the network capability publishes, one more look
+// (a fresh overlay probe) before a Host is refused, and the contract's 421 body on all three.
+http::host_check host_check_of(const directory& dir, http::io_actor& io_actor) {
+  http::host_check check;
+  check.names_this_machine = [&dir](std::string_view host) {
+    static const machine_names fallback = host_names::make_machine_names("", "", {});
+    auto names = dir.view<machine_names>();
+    return host_names::served(names ? *names : fallback, host);
+  };
+  check.relearn = [&dir, &io_actor](std::function<void()> done) {
+    auto network = dir.get<network_actor>();
+    if (!network) return done();
+    io_actor.request(network, host_relearn_timeout, caf::get_atom_v)
+        .then([done](const network_snapshot&) { done(); }, [done](caf::error&) { done(); });
+  };
+  check.misdirected = http::json_response(421, {{"error", "Misdirected request"}});
+  return check;
+}
+
+// Raises the open-files limit and sizes the connection caps of all listeners from it.
+std::shared_ptr<http::connection_budget> connection_budget_for_open_files() {
+  const auto files = raise_open_files_limit();
+  if (!files.error.empty())
+    log::warn(component, "open files limit left as it is: ", files.error);
+  else if (files.soft != files.before)
+    log::info(component, "open files limit raised from ", files.before, " to ", files.soft,
+              " (hard limit ", files.hard, ")");
+  const auto caps = http::caps_for_fd_limit(files.soft);
+  log::info(component, "open files limit ", files.soft, ": at most ", caps.total,
+            " connections in all, ", caps.per_address, " per client address");
+  return std::make_shared<http::connection_budget>(caps);
+}
+
 struct planned_listener {
   const char* name;
   int port;
@@ -137,6 +177,8 @@ int run_daemon(const cli::options& opts) {
   auto level = pick_string(opts.log_level, settings, "log_level", "info");
   log::set_level(*log::level_from_string(level));
   log::info(component, "mixerd ", app_version, " starting; data folder ", paths.data_dir);
+  // One budget for the three listeners: together they must leave descriptors for the rest.
+  const auto connections = connection_budget_for_open_files();
 
   std::unique_ptr<sim::simulated_device> simulated;
   std::string serial = pick_string(opts.serial, settings, "serial_port", "auto");
@@ -192,6 +234,7 @@ int run_daemon(const cli::options& opts) {
   };
   const http::error_writer errors[] = {controller_policy.errors, notification_policy.errors,
                                        plants_policy.errors};
+  const auto hosts = host_check_of(actors.dir, io_actor);
   std::vector<std::unique_ptr<http::listener>> listeners;
   int exit_code = 0;
   for (std::size_t i = 0; i < std::size(plan); ++i) {
@@ -201,6 +244,8 @@ int run_daemon(const cli::options& opts) {
     http::listener_options lo{p.name, bind, static_cast<std::uint16_t>(p.port),
                               limits::http_body_max, errors[i]};
     lo.warn = [](std::string_view message) { log::warn("http", message); };
+    lo.connections = connections;
+    lo.hosts = hosts;
     if (p.socketio) {
       lo.upgrade = p.socketio->upgrade(errors[i]);
       lo.upgrade_headers = socketio::service::upgrade_headers();

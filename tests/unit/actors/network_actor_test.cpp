@@ -39,13 +39,27 @@ struct network_fixture {
   mixerd::test::actor_fixture actors;
   caf::scoped_actor client{actors.sys};
   mixerd::network_impl network;
+  // Where the actor publishes the machine's names (host name "mixer-box", allowed
+  // "studio.example").
+  std::shared_ptr<mixerd::published<mixerd::machine_names>> names =
+      std::make_shared<mixerd::published<mixerd::machine_names>>();
 
   void start(std::string overlay_command, std::chrono::milliseconds probe_timeout = 2000ms) {
     network_config config;
     config.io = &io.io;
     config.overlay_command = std::move(overlay_command);
     config.probe_timeout = probe_timeout;
+    config.host_name = "mixer-box";
+    config.allowed_hosts = {"studio.example"};
+    config.names = names;
     network = actors.spawn(mixerd::network_behavior, config);
+  }
+
+  // Whether the names published now serve `host`.
+  bool serves(const std::string& host) {
+    auto now = names->load();
+    REQUIRE(now);
+    return mixerd::host_names::served(*now, host);
   }
 
   network_snapshot get() {
@@ -135,4 +149,40 @@ TEST_CASE_FIXTURE(network_fixture, "an overlay command with a useless answer cou
   auto facts = get();
   CHECK(facts.overlay.installed);
   CHECK(facts.overlay.running == network::overlay_from_interfaces(facts.interfaces).running);
+}
+
+TEST_CASE_FIXTURE(network_fixture,
+                  "network actor publishes the machine's names, the overlay's once known") {
+  start(command("fake-tailscale", "cat <<'END'\n" + status_json + "\nEND\n"));
+  get();  // the actor has run its start-up by now
+  CHECK(serves("mixer-box"));
+  CHECK(serves("mixer-box.local:5000"));
+  CHECK(serves("studio.example"));
+  CHECK(serves("localhost"));
+  CHECK_FALSE(serves("evil.example"));
+  // The probe above reported the overlay's name; the answer came after it was published.
+  CHECK(serves("mixer-pi.tail1234.ts.net"));
+  CHECK(runs() == 1);
+}
+
+TEST_CASE_FIXTURE(network_fixture,
+                  "network actor keeps the overlay's name unknown without a probe") {
+  start("mixerd-unit-no-such-command");
+  get();
+  CHECK_FALSE(serves("mixer-pi.tail1234.ts.net"));
+  CHECK(serves("mixer-box.local"));
+}
+
+TEST_CASE_FIXTURE(network_fixture, "a settings reload replaces the allowed host names") {
+  start("mixerd-unit-no-such-command");
+  client->send(network, mixerd::settings_reloaded{
+                            nlohmann::json{{"allowed_hosts", {"new.example", "*.studio.lan"}}}});
+  get();  // answered after the reload: one sender's messages arrive in order
+  CHECK(serves("new.example"));
+  CHECK(serves("desk.studio.lan"));
+  CHECK_FALSE(serves("studio.example"));
+  CHECK(serves("mixer-box"));
+  client->send(network, mixerd::settings_reloaded{nlohmann::json::object()});
+  get();
+  CHECK_FALSE(serves("new.example"));
 }

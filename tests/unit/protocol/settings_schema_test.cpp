@@ -265,3 +265,19 @@ TEST_CASE("locate_key finds a key inside the second element of an array") {
   // Regression: the "[1]" part used to be ignored, pointing at the first slider (line 3).
   CHECK(settings_schema::locate_key(text, "sliders[1].label") == 4);
 }
+
+TEST_CASE("allowed_hosts is a list of at most 64 host names or *.names") {
+  check_key("allowed_hosts",
+            {json::array(), json{"mixer.example.com"}, json{"*.example.com", "studio", "pi.lan."},
+             json(std::vector<std::string>(64, "a.example"))},
+            {json("mixer.example.com"), json(5), json::object(),
+             json(std::vector<std::string>(65, "a.example"))});
+  for (const json& entry : {json(""), json("*"), json("a b"), json("a:5000"), json(nullptr)}) {
+    CAPTURE(entry.dump());
+    auto problem = settings_schema::validate(json{{"allowed_hosts", {"ok.example", entry}}});
+    REQUIRE(problem);
+    CHECK(problem->key == "allowed_hosts[1]");
+    CHECK(problem->message ==
+          "must be a host name such as \"mixer.example.com\" or \"*.example.com\"");
+  }
+}
