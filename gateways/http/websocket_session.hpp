@@ -174,6 +174,9 @@ class websocket_session final : public session_base,
     }
     std::string data = beast::buffers_to_string(read_buffer_.data());
     read_buffer_.clear();
+    // The buffer keeps the capacity of the largest message read (up to the 64 KiB limit); with
+    // thousands of idle sockets one large message each would pin that much memory apiece.
+    if (read_buffer_.capacity() > kept_read_capacity) read_buffer_.shrink_to_fit();
     deliver(text ? events_.on_message : events_.on_binary, std::move(data));
     if (!ended_) read();
   }
@@ -239,6 +242,7 @@ class websocket_session final : public session_base,
   // Data frames are written through the batching layer, not through Beast's write().
   std::optional<bws::stream<batching_stream<Stream>, false>> ws_;
   bhttp::request<bhttp::string_body> upgrade_request_;
+  static constexpr std::size_t kept_read_capacity = 4096;
   beast::flat_buffer read_buffer_;
   // Frames not yet staged. Shared bytes: one broadcast is one allocation whatever the number
   // of sockets; staging copies them (a few dozen bytes each).
