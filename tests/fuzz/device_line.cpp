@@ -16,6 +16,7 @@
 
 #include "protocol/device_codec.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/validation.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 namespace {
@@ -61,10 +62,14 @@ line_list split_in_chunks(std::string_view bytes, mixerd::fuzz::numbers& pick, i
 }
 
 // A field as the codec should hand it back: escape_field turns CR and LF into spaces.
-std::string without_newlines(std::string s) {
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  std::replace(s.begin(), s.end(), '\r', ' ');
+// What the encoder makes of free text: every control byte a space.
+std::string without_control_bytes(std::string s) {
+  std::replace_if(s.begin(), s.end(), mixerd::validation::is_control_byte, ' ');
   return s;
+}
+
+bool has_control_byte(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), mixerd::validation::is_control_byte);
 }
 
 void check_device_line(const std::string& line) {
@@ -102,13 +107,13 @@ std::vector<std::string> text_fields(const host_command& c) {
   return {};
 }
 
-// encode_host_command keeps the line limit, never emits a terminator, and the simulated device
+// encode_host_command keeps the line limit, never emits a control byte, and the simulated device
 // reads back the same command; shortened text is a prefix of the original on a character
 // boundary (valid UTF-8 stays valid).
 void check_host_command(const host_command& command, const std::string& context) {
   const encoded_line line = encode_host_command(command);
   FUZZ_CHECK(line.text.size() <= max_line, context);
-  FUZZ_CHECK(line.text.find_first_of("\r\n") == std::string::npos, context);
+  FUZZ_CHECK(!has_control_byte(line.text), context);
   if (std::holds_alternative<cmd_unknown>(command)) return;
   const host_command back = parse_host_line(line.text);
   FUZZ_CHECK(back.index() == command.index(), context + " -> " + line.text);
@@ -118,7 +123,7 @@ void check_host_command(const host_command& command, const std::string& context)
   FUZZ_CHECK(before.size() == after.size(), context);
   bool any_shorter = false;
   for (std::size_t i = 0; i < before.size(); ++i) {
-    const std::string original = without_newlines(before[i]);
+    const std::string original = without_control_bytes(before[i]);
     if (!line.shortened) {
       FUZZ_CHECK(after[i] == original, context + " -> " + line.text);
       continue;
@@ -139,18 +144,18 @@ void check_host_line(const std::string& line) {
   check_host_command(command, line);
 }
 
-// Fields joined with escape_field split back into the same fields (CR/LF become spaces).
+// Fields joined with escape_field split back into the same fields (control bytes become spaces).
 void check_fields(const std::vector<std::string>& fields, const std::string& context) {
   std::string joined;
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const std::string escaped = escape_field(fields[i]);
-    FUZZ_CHECK(escaped.find_first_of("\r\n") == std::string::npos, context);
+    FUZZ_CHECK(!has_control_byte(escaped), context);
     joined += (i == 0 ? "" : ",") + escaped;
   }
   const auto back = split_fields(joined);
   FUZZ_CHECK(back.size() == fields.size(), context + " -> " + joined);
   for (std::size_t i = 0; i < fields.size(); ++i)
-    FUZZ_CHECK(back[i] == without_newlines(fields[i]), context + " -> " + joined);
+    FUZZ_CHECK(back[i] == without_control_bytes(fields[i]), context + " -> " + joined);
 }
 
 void check_utf8_prefix(std::string_view text, std::size_t max_bytes) {
