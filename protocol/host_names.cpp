@@ -23,11 +23,6 @@ std::string_view without_trailing_dot(std::string_view name) {
   return name;
 }
 
-bool label_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '_';
-}
-
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
@@ -35,21 +30,7 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 }  // namespace
 
 bool valid_name(std::string_view name) {
-  name = without_trailing_dot(name);
-  if (name.empty() || name.size() > 253) return false;
-  std::size_t label = 0;
-  for (std::size_t i = 0; i <= name.size(); ++i) {
-    const char c = i < name.size() ? name[i] : '.';
-    if (c == '.') {
-      if (label == 0 || label > 63 || name[i - 1] == '-') return false;
-      label = 0;
-    } else if (label_char(c) && (c != '-' || label > 0)) {
-      ++label;
-    } else {
-      return false;
-    }
-  }
-  return true;
+  return network::is_host_name(without_trailing_dot(name));
 }
 
 bool valid_allowed_entry(std::string_view entry) {

@@ -30,26 +30,6 @@ std::optional<std::array<unsigned char, 16>> ipv6(std::string_view address) {
   return out;
 }
 
-// A DNS name as the overlay's certificate and the url carry it: dot-separated labels of letters,
-// digits and '-' (1-63 bytes each, not starting or ending with '-'), at most 253 bytes.
-bool is_dns_name(std::string_view name) {
-  if (name.empty() || name.size() > 253) return false;
-  std::size_t label = 0;
-  for (std::size_t i = 0; i <= name.size(); ++i) {
-    const char c = i < name.size() ? name[i] : '.';
-    if (c == '.') {
-      if (label == 0 || label > 63 || name[i - 1] == '-') return false;
-      label = 0;
-    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               (c == '-' && label > 0)) {
-      ++label;
-    } else {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool v4_in(std::string_view address, std::uint32_t net, int bits) {
   auto a = ipv4(address);
   const std::uint32_t mask = bits == 0 ? 0 : ~std::uint32_t{0} << (32 - bits);
@@ -115,6 +95,24 @@ bool in_overlay_range(std::string_view address) {
   return a && std::equal(prefix.begin(), prefix.end(), a->begin());
 }
 
+bool is_host_name(std::string_view name) {
+  if (name.empty() || name.size() > 253) return false;
+  std::size_t label = 0;
+  for (std::size_t i = 0; i <= name.size(); ++i) {
+    const char c = i < name.size() ? name[i] : '.';
+    if (c == '.') {
+      if (label == 0 || label > 63 || name[i - 1] == '-') return false;
+      label = 0;
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || (c == '-' && label > 0)) {
+      ++label;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::optional<overlay_status> parse_tailscale_status(std::string_view json_text) {
   auto doc = nlohmann::json::parse(json_text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
@@ -147,7 +145,7 @@ std::optional<overlay_status> parse_tailscale_status(std::string_view json_text)
       out.hostname = dns->get<std::string>();
       if (!out.hostname.empty() && out.hostname.back() == '.') out.hostname.pop_back();
       // It goes into urls: anything but a host name ("a..", "x/y", "") counts as none.
-      if (!is_dns_name(out.hostname)) out.hostname.clear();
+      if (!is_host_name(out.hostname)) out.hostname.clear();
     }
   if (!out.running) out.ip.clear();  // no route while it is stopped or logged out
   return out;

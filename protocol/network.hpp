@@ -46,6 +46,10 @@ bool is_link_local(std::string_view address);  // 169.254.0.0/16, fe80::/10
 // 100.64.0.0/10 (the overlay's IPv4 range) or fd7a:115c:a1e0::/48 (its IPv6 range).
 bool in_overlay_range(std::string_view address);
 
+// A host name as urls and Host headers carry it: dot-separated labels of letters, digits, '-'
+// and '_' (1-63 bytes each, '-' not first or last), at most 253 bytes, no trailing dot.
+bool is_host_name(std::string_view name);
+
 // The overlay seen in `tailscale status --json`; nullopt when the text is not such a status.
 // running = BackendState "Running"; ip = first IPv4 of Self.TailscaleIPs; hostname =
 // Self.DNSName without its trailing dot.

@@ -64,6 +64,15 @@ TEST_CASE("address classes") {
   CHECK_FALSE(network::is_ipv6("10.0.0.1"));
 }
 
+TEST_CASE("host names: labels of letters, digits, '-' and '_', '-' not at a label's ends") {
+  for (const char* good : {"mixer-pi", "mixer-pi.tail1234.ts.net", "pi_2.home.arpa", "a", "x9"})
+    CHECK(network::is_host_name(good));
+  for (const char* bad : {"", "a..b", ".a", "a.", "-a", "a-", "a.-b", "x/y", "a b", "a:80"})
+    CHECK_FALSE(network::is_host_name(bad));
+  CHECK(network::is_host_name(std::string(63, 'a')));
+  CHECK_FALSE(network::is_host_name(std::string(64, 'a')));
+}
+
 TEST_CASE("tailscale status: running, first IPv4, DNS name without the dot") {
   auto o = running_overlay();
   CHECK(o.installed);
