@@ -1,27 +1,20 @@
 #include "gateways/socketio/engine.hpp"
 
-#include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <chrono>
-#include <deque>
 #include <stdexcept>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "actors/log.hpp"
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/cors.hpp"
-#include "gateways/socketio/engine_answers.hpp"
-#include "gateways/socketio/session_caps.hpp"
-#include "protocol/socketio_codec.hpp"
+#include "gateways/socketio/engine_core.hpp"
 
 namespace mixerd::socketio {
 
 namespace {
 
-constexpr std::string_view component = "socket.io";
+constexpr std::string_view component = detail::engine_log_component;
 // The reference server answers a poll held during an upgrade with a noop this often, so that
 // the client can pause polling and finish the upgrade (engine.io's upgrade "check" timer).
 constexpr auto upgrade_check_delay = std::chrono::milliseconds(100);
@@ -31,129 +24,8 @@ using detail::forbidden_response;
 using detail::headers;
 using detail::ping_packet;
 using detail::text_response;
-using packet_ptr = std::shared_ptr<const std::string>;
 
 }  // namespace
-
-// ---- the engine's state ------------------------------------------------------------------------
-
-class engine::core : public std::enable_shared_from_this<engine::core> {
- public:
-  class session;
-  using session_ptr = std::shared_ptr<session>;
-
-  core(boost::asio::io_context& io, engine_options options, engine_hooks hooks)
-      : io_(io),
-        options_(options),
-        hooks_(std::move(hooks)),
-        caps_(options.max_sessions, options.max_sessions_per_address) {}
-
-  void handle_request(http::request&& req, http::responder respond);
-  std::optional<http::websocket_events> upgrade(const http::request& req,
-                                                std::shared_ptr<http::websocket> socket,
-                                                http::response& refusal);
-  void stop();
-
-  void close_session(const session_ptr& s, bool by_client, std::string_view why);
-  const engine_options& options() const { return options_; }
-
- private:
-  // The 403 for a new session that the caps refuse, or nothing when it may open.
-  std::optional<http::response> refuse(const http::request& req, const headers& cors);
-  session_ptr create(const http::request& req, bool websocket);
-  void poll(const session_ptr& s, http::responder respond, headers cors);
-  void post(const session_ptr& s, std::string_view body, http::responder respond, headers cors);
-  void on_packet(const session_ptr& s, const sio::eio_packet& p);
-  void on_ws_message(const std::weak_ptr<session>& weak, const http::websocket* socket,
-                     std::string_view data, bool binary);
-  void on_ws_close(const std::weak_ptr<session>& weak, const http::websocket* socket);
-  void schedule_ping(const session_ptr& s);
-  void watch_connect(const session_ptr& s);
-  http::websocket_events ws_events(const session_ptr& s, const http::websocket* socket);
-
-  boost::asio::io_context& io_;
-  engine_options options_;
-  engine_hooks hooks_;
-  std::unordered_map<std::string, session_ptr> sessions_;
-  detail::session_caps caps_;
-  bool stopped_ = false;
-};
-
-class engine::core::session final : public connection,
-                                    public std::enable_shared_from_this<session> {
- public:
-  session(std::weak_ptr<core> owner, boost::asio::io_context& io, std::string cookie,
-          std::string address)
-      : owner(std::move(owner)),
-        sid(random_sid()),
-        cookie(std::move(cookie)),
-        address(std::move(address)),
-        ping_timer(io),
-        upgrade_timer(io),
-        connect_timer(io) {}
-
-  const std::string& id() const override { return sid; }
-  const std::string& handshake_session() const override { return cookie; }
-
-  bool send(packet_ptr packet) override {
-    if (closed || !packet) return false;
-    if (websocket) {
-      ws->send(std::move(packet));  // the core bounds its own frame queue
-      return true;
-    }
-    auto engine = owner.lock();
-    if (!engine) return false;
-    if (queue.size() >= engine->options().max_queued_packets) {
-      // A slow or dead client is dropped, never slowing the others.
-      log::warn(component, "session ", sid, " stopped polling (", queue.size(),
-                " packets queued): closing it");
-      engine->close_session(shared_from_this(), false, "queue full");
-      return false;
-    }
-    queue.push_back(std::move(packet));
-    if (pending_get) answer_get();
-    return true;
-  }
-
-  void close() override {
-    if (auto engine = owner.lock()) engine->close_session(shared_from_this(), false, "closed");
-  }
-
-  void joined() override {
-    has_joined = true;
-    connect_timer.cancel();
-  }
-
-  // Answers the held poll with everything queued, or with a noop when nothing is.
-  void answer_get() {
-    std::string payload;
-    for (const auto& p : queue)
-      sio::append_to_payload(payload, *p);
-    queue.clear();
-    if (payload.empty()) payload = sio::encode_eio(sio::eio_type::noop);
-    auto respond = std::move(*pending_get);
-    pending_get.reset();
-    respond(text_response(std::move(payload), std::move(get_cors)));
-  }
-
-  std::weak_ptr<core> owner;
-  const std::string sid;
-  const std::string cookie;
-  const std::string address;  // the client's, as the handshake came from it
-  bool websocket = false;     // the transport in use; polling until an upgrade completes
-  bool closed = false;
-  bool upgrading = false;  // a probe socket answered `3probe`
-  bool awaiting_pong = false;
-  bool has_joined = false;
-  std::deque<packet_ptr> queue;  // polling only
-  std::optional<http::responder> pending_get;
-  headers get_cors;
-  std::shared_ptr<http::websocket> ws;
-  std::shared_ptr<http::websocket> probe;
-  boost::asio::steady_timer ping_timer;
-  boost::asio::steady_timer upgrade_timer;
-  boost::asio::steady_timer connect_timer;
-};
 
 std::optional<http::response> engine::core::refuse(const http::request& req, const headers& cors) {
   const auto why = caps_.refusal(req.client_address);
@@ -310,129 +182,6 @@ void engine::core::watch_connect(const session_ptr& s) {
     if (ec || !s || !self || s->closed || s->has_joined) return;
     self->close_session(s, false, "no namespace joined within the connect timeout");
   });
-}
-
-http::websocket_events engine::core::ws_events(const session_ptr& s,
-                                               const http::websocket* socket) {
-  // Weak references only: the socket's events must not keep the session alive, and the socket
-  // is compared by address, never owned here.
-  std::weak_ptr<session> weak = s;
-  http::websocket_events events;
-  events.on_message = [this_ = weak_from_this(), weak, socket](std::string text) {
-    if (auto self = this_.lock()) self->on_ws_message(weak, socket, text, false);
-  };
-  // Engine.IO v4: a binary frame is a message packet of raw bytes, with no type byte.
-  events.on_binary = [this_ = weak_from_this(), weak, socket](std::string bytes) {
-    if (auto self = this_.lock()) self->on_ws_message(weak, socket, bytes, true);
-  };
-  events.on_close = [this_ = weak_from_this(), weak, socket] {
-    if (auto self = this_.lock()) self->on_ws_close(weak, socket);
-  };
-  return events;
-}
-
-std::optional<http::websocket_events> engine::core::upgrade(const http::request& req,
-                                                            std::shared_ptr<http::websocket> socket,
-                                                            http::response& refusal) {
-  auto cors = http::cors_headers(req, options_.tls);
-  if (stopped_) {
-    refusal = error_response(sio::err_bad_request, std::move(cors));
-    refusal.status = 503;
-    return std::nullopt;
-  }
-  const auto q = sio::parse_handshake_query(req.query);
-  if (q.transport != "polling" && q.transport != "websocket") {
-    refusal = error_response(sio::err_transport_unknown, std::move(cors));
-    return std::nullopt;
-  }
-  if (q.transport != "websocket") {
-    refusal = error_response(sio::err_bad_request, std::move(cors));
-    return std::nullopt;
-  }
-  if (q.has_sid) {
-    auto it = sessions_.find(q.sid);
-    if (it == sessions_.end()) {
-      refusal = error_response(sio::err_unknown_sid, std::move(cors));
-      return std::nullopt;
-    }
-    auto s = it->second;
-    // At most one websocket per session, and only from polling.
-    if (s->websocket || s->probe) {
-      refusal = error_response(sio::err_bad_request, std::move(cors));
-      return std::nullopt;
-    }
-    s->probe = socket;
-    return ws_events(s, socket.get());
-  }
-  if (auto refused = refuse(req, cors)) {
-    refusal = std::move(*refused);
-    return std::nullopt;
-  }
-  if (q.eio != "4") {
-    refusal = error_response(sio::err_unsupported_protocol_version, std::move(cors));
-    return std::nullopt;
-  }
-  auto s = create(req, true);
-  s->ws = socket;
-  // Queued before the handshake completes; the core sends it as the first frame.
-  socket->send(std::make_shared<const std::string>(sio::open_packet(
-      s->sid, false, options_.ping_interval_ms, options_.ping_timeout_ms, options_.max_payload)));
-  schedule_ping(s);
-  if (hooks_.on_open) hooks_.on_open(s);
-  return ws_events(s, socket.get());
-}
-
-void engine::core::on_ws_message(const std::weak_ptr<session>& weak, const http::websocket* socket,
-                                 std::string_view data, bool binary) {
-  auto s = weak.lock();
-  if (!s || s->closed) return;
-  auto p = binary ? std::optional<sio::eio_packet>(
-                        sio::eio_packet{sio::eio_type::message, std::string(data), true})
-                  : sio::decode_eio(data);
-  if (s->probe.get() == socket) {
-    if (!p) return;
-    if (p->type == sio::eio_type::ping && p->data == "probe") {
-      s->probe->send(
-          std::make_shared<const std::string>(sio::encode_eio(sio::eio_type::pong, "probe")));
-      s->upgrading = true;
-      // The client pauses polling before it sends `5`; a held poll must come back first.
-      if (s->pending_get) s->answer_get();
-    } else if (p->type == sio::eio_type::upgrade && s->upgrading) {
-      s->upgrade_timer.cancel();
-      s->upgrading = false;
-      s->websocket = true;
-      s->ws = std::move(s->probe);
-      s->probe.reset();
-      if (s->pending_get) {
-        // Packets still queued go over the websocket below; the poll only learns to stop.
-        auto queued = std::move(s->queue);
-        s->queue.clear();
-        s->answer_get();
-        s->queue = std::move(queued);
-      }
-      for (auto& packet : s->queue)
-        s->ws->send(std::move(packet));
-      s->queue.clear();
-      log::debug(component, "session ", s->sid, " upgraded to websocket");
-    }
-    return;
-  }
-  if (s->ws.get() != socket) return;
-  if (!p) return close_session(s, false, "malformed packet");
-  on_packet(s, *p);
-}
-
-void engine::core::on_ws_close(const std::weak_ptr<session>& weak, const http::websocket* socket) {
-  auto s = weak.lock();
-  if (!s || s->closed) return;
-  if (s->probe.get() == socket) {
-    // A failed upgrade leaves the session on polling, as it was.
-    s->probe.reset();
-    s->upgrading = false;
-    s->upgrade_timer.cancel();
-    return;
-  }
-  if (s->ws.get() == socket) close_session(s, true, "transport close");
 }
 
 void engine::core::close_session(const session_ptr& s, bool by_client, std::string_view why) {
