@@ -95,6 +95,15 @@ bool in_overlay_range(std::string_view address) {
   return a && std::equal(prefix.begin(), prefix.end(), a->begin());
 }
 
+std::string client_of(std::string_view address) {
+  auto bytes = ipv6(address);
+  if (!bytes) return std::string(address);
+  std::fill(bytes->begin() + 8, bytes->end(), 0);
+  std::array<char, INET6_ADDRSTRLEN> text{};
+  inet_ntop(AF_INET6, bytes->data(), text.data(), text.size());
+  return std::string(text.data()) + "/64";
+}
+
 bool is_host_name(std::string_view name) {
   if (name.empty() || name.size() > 253) return false;
   std::size_t label = 0;

@@ -46,6 +46,11 @@ bool is_link_local(std::string_view address);  // 169.254.0.0/16, fe80::/10
 // 100.64.0.0/10 (the overlay's IPv4 range) or fd7a:115c:a1e0::/48 (its IPv6 range).
 bool in_overlay_range(std::string_view address);
 
+// The client an address counts as in per-client limits: the address itself, or
+// "<prefix>::/64" for IPv6 (a client usually gets a whole /64, so counting each of its addresses
+// apart would give it millions of places). Text that is no IPv6 address stays as it is.
+std::string client_of(std::string_view address);
+
 // A host name as urls and Host headers carry it: dot-separated labels of letters, digits, '-'
 // and '_' (1-63 bytes each, '-' not first or last), at most 253 bytes, no trailing dot.
 bool is_host_name(std::string_view name);

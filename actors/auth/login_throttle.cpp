@@ -1,9 +1,8 @@
 #include "actors/auth/login_throttle.hpp"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
-#include <array>
+
+#include "protocol/network.hpp"
 
 namespace mixerd::auth {
 
@@ -12,18 +11,6 @@ login_throttle::login_throttle(std::size_t max_attempts, clock::duration window,
     : max_attempts_(std::max<std::size_t>(max_attempts, 1)),
       window_(window),
       max_clients_(std::max<std::size_t>(max_clients, 1)) {}
-
-std::string login_throttle::client_of(std::string_view address) {
-  // inet_pton reads a C string: text with a NUL is no address and stays as it is.
-  if (address.find('\0') != std::string_view::npos) return std::string(address);
-  std::array<unsigned char, 16> bytes{};
-  if (inet_pton(AF_INET6, std::string(address).c_str(), bytes.data()) != 1)
-    return std::string(address);
-  std::fill(bytes.begin() + 8, bytes.end(), 0);
-  std::array<char, INET6_ADDRSTRLEN> text{};
-  inet_ntop(AF_INET6, bytes.data(), text.data(), text.size());
-  return std::string(text.data()) + "/64";
-}
 
 void login_throttle::prune(std::vector<clock::time_point>& times, clock::time_point now) const {
   times.erase(times.begin(), std::find_if(times.begin(), times.end(),
@@ -51,7 +38,7 @@ void login_throttle::forget_expired(clock::time_point now) {
 login_throttle::admission login_throttle::admit(std::string_view address, clock::time_point now) {
   forget_expired(now);
   admission out;
-  auto client = client_of(address);
+  auto client = network::client_of(address);
   auto found = by_client_.find(client);
   if (found == by_client_.end() && by_client_.size() < max_clients_) {
     recency_.push_back(client);

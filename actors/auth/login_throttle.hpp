@@ -52,9 +52,6 @@ class login_throttle {
   std::size_t tracked_clients() const { return by_client_.size(); }
   std::size_t shared_attempts() const { return shared_.size(); }
 
-  // The client an address counts as: the address itself, or "<prefix>::/64" for IPv6.
-  static std::string client_of(std::string_view address);
-
  private:
   struct entry {
     std::vector<clock::time_point> times;  // counted attempts, oldest first

@@ -1,12 +1,9 @@
 #include "gateways/http/connection_budget.hpp"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
-#include <array>
-#include <cstdio>
 
 #include "gateways/http/detail.hpp"
+#include "protocol/network.hpp"
 
 namespace mixerd::http {
 
@@ -18,26 +15,6 @@ struct connection_ticket::place {
   std::list<place*>::iterator in_all;
   std::list<place*>::iterator in_group;
 };
-
-namespace {
-
-// IPv6 clients usually get a whole /64: counting each address apart would give one client
-// millions of per-address caps.
-std::string group_of(const std::string& address) {
-  std::array<unsigned char, 16> v6{};
-  if (address.find(':') == std::string::npos ||
-      ::inet_pton(AF_INET6, address.c_str(), v6.data()) != 1)
-    return address;
-  std::string key = "v6:";
-  for (std::size_t i = 0; i < 8; ++i) {
-    char hex[3];
-    std::snprintf(hex, sizeof hex, "%02x", v6[i]);
-    key += hex;
-  }
-  return key;
-}
-
-}  // namespace
 
 connection_caps caps_for_fd_limit(std::uint64_t soft_limit) {
   const auto reserve = std::min<std::uint64_t>(kFdReserve, soft_limit / 2);
@@ -88,7 +65,7 @@ void connection_ticket::release() {
 
 connection_budget::admission connection_budget::admit(const std::string& address) {
   admission result;
-  auto key = group_of(address);
+  auto key = network::client_of(address);
   bool closed_idle = false;
   {
     auto found = groups_.find(key);
@@ -116,7 +93,7 @@ bool connection_budget::close_oldest_idle() {
 }
 
 std::size_t connection_budget::open_from(const std::string& address) const {
-  auto found = groups_.find(group_of(address));
+  auto found = groups_.find(network::client_of(address));
   return found == groups_.end() ? 0 : found->second.open;
 }
 

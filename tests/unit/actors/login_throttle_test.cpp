@@ -56,13 +56,7 @@ TEST_CASE("a success clears the client; an attempt taken back no longer counts")
   CHECK(throttle.tracked_clients() == 1);
 }
 
-TEST_CASE("an IPv6 client is its /64 network; an IPv4 one its address") {
-  CHECK(login_throttle::client_of("2001:db8:1:2:aaaa:bbbb:cccc:dddd") == "2001:db8:1:2::/64");
-  CHECK(login_throttle::client_of("::1") == "::/64");
-  CHECK(login_throttle::client_of("192.0.2.7") == "192.0.2.7");
-  CHECK(login_throttle::client_of("not an address") == "not an address");
-  CHECK(login_throttle::client_of(std::string("::1\0x", 5)) == std::string("::1\0x", 5));
-
+TEST_CASE("an IPv6 client counts as its /64 network") {
   login_throttle throttle(5, 5min, 16);
   for (int i = 0; i < 5; ++i)
     CHECK(throttle.admit("2001:db8:1:2::" + std::to_string(i + 1), t0).admitted);

@@ -64,6 +64,14 @@ TEST_CASE("address classes") {
   CHECK_FALSE(network::is_ipv6("10.0.0.1"));
 }
 
+TEST_CASE("an IPv6 client is its /64 network; an IPv4 one its address") {
+  CHECK(network::client_of("2001:db8:1:2:aaaa:bbbb:cccc:dddd") == "2001:db8:1:2::/64");
+  CHECK(network::client_of("::1") == "::/64");
+  CHECK(network::client_of("192.0.2.7") == "192.0.2.7");
+  CHECK(network::client_of("not an address") == "not an address");
+  CHECK(network::client_of(std::string("::1\0x", 5)) == std::string("::1\0x", 5));
+}
+
 TEST_CASE("host names: labels of letters, digits, '-' and '_', '-' not at a label's ends") {
   for (const char* good : {"mixer-pi", "mixer-pi.tail1234.ts.net", "pi_2.home.arpa", "a", "x9"})
     CHECK(network::is_host_name(good));
