@@ -26,13 +26,18 @@ namespace {
 enum phase : int { producers = 0, consumers = 1, infrastructure = 2, phase_count = 3 };
 
 // One capability: how it is spawned (it adds its handle and views to the directory), when it
-// stops, the hub topics it receives, and what it puts into initial_state.
+// stops, the hub topics it receives, what it puts into initial_state, and how it learns the
+// handles of rows below it (two capabilities that ask each other, such as macros running a
+// profile and profiles loading macros, cannot both come first).
 struct capability_row {
   const char* name;
   caf::actor (*spawn)(caf::actor_system&, const actor_options&, directory&);
   phase stop_phase;
   topic_set (*topics)();                                        // null: subscribes to nothing
   void (*contribute)(const directory&, nlohmann::json& state);  // null: contributes nothing
+  // Called once every row is spawned, before any gateway opens: sends the actor the handles it
+  // needs from rows below it. Null: it needs none.
+  void (*link)(const directory&, const caf::actor& self) = nullptr;
 };
 
 template <class Handle>
@@ -140,12 +145,19 @@ void configure_actor_system(caf::actor_system_config& cfg) {
 
 void spawn_actors(caf::actor_system& sys, const actor_options& options, running_system& out) {
   out.phases.assign(phase_count, {});
+  std::vector<caf::actor> spawned;
   for (const auto& row : capability_table) {
     auto actor = row.spawn(sys, options, out.dir);
+    spawned.push_back(actor);
     out.phases[row.stop_phase].push_back(actor);
     if (row.topics)
       caf::anon_send(out.dir.get<hub_actor>(), caf::subscribe_atom_v, actor, row.topics());
     if (row.contribute) out.dir.contribute(row.contribute);
+  }
+  std::size_t i = 0;
+  for (const auto& row : capability_table) {
+    if (row.link) row.link(out.dir, spawned[i]);
+    ++i;
   }
 }
 

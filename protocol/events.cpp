@@ -26,6 +26,20 @@ nlohmann::json profile_change::to_json() const {
   return {{"profile", profile}};
 }
 
+nlohmann::json macro_executed::to_json() const {
+  nlohmann::json j = {{"page", page}, {"index", index}, {"name", name}, {"ok", ok}};
+  if (!ok) j["error"] = error;
+  return j;
+}
+
+nlohmann::json macro_page_change::to_json() const {
+  return {{"page", page}};
+}
+
+nlohmann::json macros_change::to_json() const {
+  return set;
+}
+
 nlohmann::json device_status_change::to_json() const {
   return {{"connected", connected}, {"port", port}};
 }

@@ -52,6 +52,30 @@ struct profile_change {
   std::string profile;
   nlohmann::json to_json() const;
 };
+// A macro ran (device button or API trigger); `error` only when not ok.
+struct macro_executed {
+  static constexpr std::string_view wire_name = "macro_executed";
+  static constexpr bool for_clients = true;
+  int page = 0;   // 0-3
+  int index = 0;  // 0-8
+  std::string name;
+  bool ok = true;
+  std::string error;
+  nlohmann::json to_json() const;
+};
+struct macro_page_change {
+  static constexpr std::string_view wire_name = "macro_page_change";
+  static constexpr bool for_clients = true;
+  int page = 0;  // 0-3
+  nlohmann::json to_json() const;
+};
+// The whole Macro page set after an edit or a profile load (encoded by the macro actor).
+struct macros_change {
+  static constexpr std::string_view wire_name = "macros_change";
+  static constexpr bool for_clients = true;
+  nlohmann::json set;
+  nlohmann::json to_json() const;
+};
 struct device_status_change {
   static constexpr std::string_view wire_name = "device_status";
   static constexpr bool for_clients = true;
@@ -82,9 +106,9 @@ struct device_input {
   nlohmann::json to_json() const;
 };
 
-using event =
-    std::variant<slider_change, assignment_change, mute_change, volume_change, profile_change,
-                 device_status_change, audio_status_change, serial_raw, device_input>;
+using event = std::variant<slider_change, assignment_change, mute_change, volume_change,
+                           profile_change, macro_executed, macro_page_change, macros_change,
+                           device_status_change, audio_status_change, serial_raw, device_input>;
 
 // ---- Topics: a subscriber names the event kinds it wants (one topic per event type) ----------
 

@@ -16,9 +16,11 @@
 #include "protocol/device_codec.hpp"
 #include "protocol/events.hpp"
 #include "protocol/hub.hpp"
+#include "protocol/macros.hpp"
 #include "protocol/mixer.hpp"
 #include "protocol/network.hpp"
 #include "protocol/plants.hpp"
+#include "protocol/profiles.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/toast.hpp"
 #include "protocol/types.hpp"
@@ -73,6 +75,15 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_history)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::network_snapshot)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plant_delete)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plant_delete_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mixer_apply)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_trigger)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_trigger_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_edit)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_page_rename)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_replace)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_load)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_outcome)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
 
@@ -116,5 +127,14 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_history))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::network_snapshot))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::plant_delete))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::plant_delete_outcome))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::mixer_apply))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::macro_trigger))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::macro_trigger_outcome))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::macro_edit))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::macro))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::macro_page_rename))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::macro_replace))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_load))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_outcome))
 
 CAF_END_TYPE_ID_BLOCK(mixerd)

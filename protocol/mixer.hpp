@@ -71,6 +71,13 @@ struct set_master_volume {
   int volume = 0;
 };
 
+// -> bool. A profile's mixer part at once: every slider's label, assignment, value and
+// enforce_volume, the mutes and the master volume. Each change emits its usual event, reaches
+// the device and the audio server and is persisted; the reply comes after all of them were sent.
+struct mixer_apply {
+  mixer_snapshot mix;
+};
+
 // Audio actor -> mixer: the default sink was changed outside mixerd. `seq` is that of the last
 // audio_master_level the audio actor had when it saw the change: an observation older than the
 // mixer's latest change crossed it and is dropped (that change is on its way and wins).
@@ -90,7 +97,8 @@ using mixer_actor =
                      caf::replies_to<set_slider_value>::with<int>,
                      caf::replies_to<set_slider_assignment>::with<assignment>,
                      caf::replies_to<toggle_mute>::with<bool>,
-                     caf::replies_to<set_master_volume>::with<int>, caf::reacts_to<event>,
+                     caf::replies_to<set_master_volume>::with<int>,
+                     caf::replies_to<mixer_apply>::with<bool>, caf::reacts_to<event>,
                      caf::reacts_to<master_observed>, caf::reacts_to<settings_reloaded>>;
 
 }  // namespace mixerd

@@ -199,6 +199,24 @@ assignment assign_slider(self_ptr self, const set_slider_assignment& req) {
   return slider.assigned;
 }
 
+// A profile load: each difference is applied as its own request would apply it, so every one
+// emits its usual event and reaches the device and the audio server.
+bool apply_mix(self_ptr self, const mixer_snapshot& next) {
+  for (int i = 0; i < limits::slider_count; ++i) {
+    const auto& s = next.sliders[i];
+    assign_slider(self, set_slider_assignment{i, s.assigned, s.label, s.enforce_volume});
+    set_slider(self, set_slider_value{i, s.value});
+  }
+  const auto& mutes = self->state.mix.mutes;
+  for (int i = 0; i < limits::mute_count; ++i)
+    if (next.mutes.individual[i] != mutes.individual[i])
+      set_mute(self, i, next.mutes.individual[i]);
+  if (next.mutes.master != mutes.master) set_mute(self, protocol::master_index, next.mutes.master);
+  if (next.master_volume != self->state.mix.master_volume)
+    change_master_volume(self, next.master_volume);
+  return true;
+}
+
 void on_device_input(self_ptr self, const protocol::device_event& input) {
   if (auto s = std::get_if<protocol::dev_slider>(&input)) {
     on_slider(self, *s);
@@ -320,6 +338,9 @@ mixer_actor::behavior_type mixer_behavior(mixer_actor::stateful_pointer<mixer_st
           change_master_volume(self, req.volume);
           return self->state.mix.master_volume;
         });
+      },
+      [self](const mixer_apply& req) {
+        return changing(self, [&] { return apply_mix(self, req.mix); });
       },
   };
 }

@@ -10,9 +10,9 @@ namespace {
 
 // One of each event type, in the variant's order.
 std::vector<event> one_of_each() {
-  return {slider_change{},       assignment_change{}, mute_change{},
-          volume_change{},       profile_change{},    device_status_change{},
-          audio_status_change{}, serial_raw{},        device_input{}};
+  return {slider_change{},        assignment_change{},   mute_change{},       volume_change{},
+          profile_change{},       macro_executed{},      macro_page_change{}, macros_change{},
+          device_status_change{}, audio_status_change{}, serial_raw{},        device_input{}};
 }
 
 }  // namespace
@@ -37,9 +37,17 @@ TEST_CASE("client_topics are the topics of the events clients see") {
     CHECK(clients.test(topic_of(e)) == is_client_event(e));
   }
   CHECK(clients == topics_of<slider_change, assignment_change, mute_change, volume_change,
-                             profile_change, device_status_change, audio_status_change>());
+                             profile_change, macro_executed, macro_page_change, macros_change,
+                             device_status_change, audio_status_change>());
   CHECK_FALSE(is_client_event(serial_raw{}));
   CHECK_FALSE(is_client_event(device_input{}));
+}
+
+TEST_CASE("a macro outcome names its error only when it failed") {
+  CHECK(macro_executed{1, 4, "Mic", true, ""}.to_json() ==
+        nlohmann::json{{"page", 1}, {"index", 4}, {"name", "Mic"}, {"ok", true}});
+  CHECK(macro_executed{0, 0, "Web", false, "HTTP 500"}.to_json()["error"] == "HTTP 500");
+  CHECK(macro_page_change{3}.to_json() == nlohmann::json{{"page", 3}});
 }
 
 TEST_CASE("the wire names of the events") {

@@ -1,0 +1,158 @@
+// The macro capability (docs/api.md, "Macros"): 4 pages of 9 macro slots, the page names and the
+// current page; the kinds of macro and the validation of each; the messages of the macro actor.
+// A macro is kept as its validated JSON object (the layout settings.json and the API use), so
+// that every field of every kind, including a plugin type's own fields, survives a round trip;
+// its kind is parsed once. Pure: no I/O.
+#pragma once
+
+#include <array>
+#include <caf/atom.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "protocol/events.hpp"
+#include "protocol/limits.hpp"
+#include "protocol/settings.hpp"
+#include "protocol/snapshot.hpp"
+
+namespace mixerd {
+
+enum class macro_kind {
+  none,  // an empty slot
+  hotkey,
+  command,
+  http,
+  media,
+  mute,
+  volume,
+  profile,
+  stream_scene,
+  stream_source,
+  smarthome,
+  sequence,
+  plugin,
+};
+
+std::string_view to_string(macro_kind kind);
+std::optional<macro_kind> macro_kind_from_string(std::string_view text);
+
+// One slot. `fields` is the whole validated object: "type", "name", "icon" and the kind's own
+// fields (a sequence's "steps" hold validated step objects, a delay step being
+// {"type": "delay", "ms": n}).
+struct macro {
+  macro_kind kind = macro_kind::none;
+  nlohmann::json fields = {{"type", "none"}, {"name", ""}, {"icon", ""}};
+  std::string name() const;  // "" when absent
+  std::string icon() const;
+};
+
+using macro_page = std::array<macro, limits::macro_count>;
+
+// The Macro page set: what settings.json keeps under "macros" and GET /api/macros shows.
+struct macro_pages {
+  int current_page = 0;                                          // 0-3
+  std::array<std::string, limits::macro_page_count> page_names;  // default "Page 1".."Page 4"
+  std::array<macro_page, limits::macro_page_count> pages;
+};
+
+// ---- Requests to the macro actor ---------------------------------------------------------------
+// -> macro_trigger_outcome. Runs slot `index` of `page` (nullopt: the current page), as the
+// device's button does.
+struct macro_trigger {
+  std::optional<int> page;  // 0-3
+  int index = 0;            // 0-8
+};
+struct macro_trigger_outcome {
+  enum class result { started, empty, running };
+  result what = result::started;
+  int page = 0;  // the page it ran on (resolved when the request named none)
+  std::string name;
+};
+// -> macro (the slot as stored). A validated macro into a slot; macro_kind::none empties it.
+struct macro_edit {
+  int page = 0;
+  int index = 0;
+  macro value;
+};
+// -> std::string (the name as stored). Renames page `page`.
+struct macro_page_rename {
+  int page = 0;
+  std::string name;
+};
+// -> bool. A profile's macros replace the pages and page names (the current page stays).
+struct macro_replace {
+  std::array<std::string, limits::macro_page_count> page_names;
+  std::array<macro_page, limits::macro_page_count> pages;
+};
+
+// What the macro actor publishes after every change (GET /api/macros, /api/macros/pages,
+// initial_state). The body of GET /api/macros is encoded on its first read.
+struct macro_view {
+  macro_pages set;
+  encoded_once body;
+};
+
+// Hub topics of the macro actor: device input (MACRO,<i>,PRESS and MPAGE,<p>) and device
+// connects (it pushes MPAGE and the 9 MACRO lines of the current page).
+inline topic_set macro_topics() {
+  return topics_of<device_input, device_status_change>();
+}
+
+using macros_actor = caf::typed_actor<caf::replies_to<macro_trigger>::with<macro_trigger_outcome>,
+                                      caf::replies_to<macro_edit>::with<macro>,
+                                      caf::replies_to<macro_page_rename>::with<std::string>,
+                                      caf::replies_to<macro_replace>::with<bool>,
+                                      caf::reacts_to<event>, caf::reacts_to<settings_reloaded>>;
+
+namespace macros {
+
+// Where a macro comes from. Only settings.json may hold a `command` macro: the HTTP API may not
+// create one, write over one or put one inside a sequence.
+enum class origin { settings, api };
+
+// Bounds of a macro (protocol/README.md, "Macros").
+inline constexpr std::size_t max_name_bytes = 64;
+inline constexpr std::size_t max_icon_bytes = 64;
+inline constexpr std::size_t max_page_name_chars = 32;
+inline constexpr std::size_t max_sequence_steps = 32;
+inline constexpr int max_delay_ms = 60000;
+inline constexpr std::size_t max_argv = 64;
+inline constexpr std::size_t max_argv_bytes = 4096;  // each
+inline constexpr std::size_t max_url_bytes = 2048;
+inline constexpr std::size_t max_http_body_bytes = 16 * 1024;
+inline constexpr std::size_t max_http_headers = 32;
+inline constexpr auto command_timeout = std::chrono::seconds(30);
+inline constexpr auto http_timeout = std::chrono::seconds(5);
+
+// Validates one Macro object. On error fills `error` with a sentence naming the field (prefixed
+// with `where`, e.g. "steps[2].key must be ...") and, for a command from the API, sets
+// `forbidden` (a 403, not a 400).
+std::optional<macro> parse_macro(const nlohmann::json& j, origin from, std::string& error,
+                                 bool* forbidden = nullptr);
+
+// The default set: 4 pages of empty slots named "Page 1".."Page 4", page 0 current.
+macro_pages default_pages();
+
+// Reads settings.json's "macros" (already validated; an absent or odd key gives the default).
+macro_pages pages_from_settings(const nlohmann::json& settings);
+// Validates settings.json's "macros" value: fills `key` (e.g. "macros.pages.1[4].argv") and
+// `error` for the first problem.
+bool validate_settings(const nlohmann::json& macros, std::string& key, std::string& error);
+
+// Validates a page set of a profile ("macros": {"page_names", "pages"}; "current_page" ignored).
+// Command macros are allowed (profiles are files on the machine, like settings.json).
+std::optional<macro_replace> parse_profile_macros(const nlohmann::json& j, std::string& error);
+
+// JSON layouts.
+nlohmann::json to_json(const macro_pages& set);                 // the Macro page set
+nlohmann::json pages_to_json(const macro_pages& set);           // GET /api/macros/pages
+nlohmann::json profile_macros_to_json(const macro_pages& set);  // {"page_names", "pages"}
+
+}  // namespace macros
+
+}  // namespace mixerd
