@@ -134,6 +134,25 @@ http_job http_job_of(const json& fields) {
   return job;
 }
 
+std::string failure_text(httplib::Error e) {
+  switch (e) {
+    case httplib::Error::Connection:
+      return "could not connect";
+    case httplib::Error::ConnectionTimeout:
+      return "connecting timed out";
+    case httplib::Error::Read:
+      return "no answer (the connection failed or timed out)";
+    case httplib::Error::Write:
+      return "could not send the request";
+    case httplib::Error::SSLConnection:
+      return "the TLS handshake failed";
+    case httplib::Error::SSLServerVerification:
+      return "the server's certificate was not accepted";
+    default:
+      return httplib::to_string(e);
+  }
+}
+
 // "" when the server answered 2xx.
 std::string perform(const http_job& job) {
   std::unique_ptr<httplib::ClientImpl> client;
@@ -151,7 +170,7 @@ std::string perform(const http_job& job) {
              : job.method == "DELETE"
                  ? client->Delete(job.url.target, job.headers, job.body, job.content_type)
                  : client->Post(job.url.target, job.headers, job.body, job.content_type);
-  if (!res) return "request failed: " + httplib::to_string(res.error());
+  if (!res) return "request failed: " + failure_text(res.error());
   if (res->status < 200 || res->status > 299)
     return "the server answered HTTP " + std::to_string(res->status);
   return "";
