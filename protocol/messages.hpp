@@ -16,6 +16,7 @@
 #include "protocol/device_codec.hpp"
 #include "protocol/events.hpp"
 #include "protocol/hub.hpp"
+#include "protocol/macro_runs.hpp"
 #include "protocol/macros.hpp"
 #include "protocol/mixer.hpp"
 #include "protocol/network.hpp"
@@ -84,6 +85,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_page_rename)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_replace)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_load)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_links)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_step_done)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
 
@@ -136,5 +139,7 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::macro_page_rename))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::macro_replace))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_load))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_outcome))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::macro_links))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::macro_step_done))
 
 CAF_END_TYPE_ID_BLOCK(mixerd)
