@@ -64,6 +64,8 @@ def test_api_trigger_and_device_button_press_the_keys_on_the_x_server(
     # Each run pressed the combination once: nothing came after the six keys.
     assert key_recorder.keys == []
     daemon.wait_log("macro 'Mute mic' (page 0, slot 0) done")
+    # The X connections are all closed again (the ASan build checks for leaks at exit).
+    assert daemon.stop() == 0
 
 
 def test_without_display_or_uinput_a_hotkey_fails_with_no_keyboard_output(
@@ -103,3 +105,4 @@ def test_a_key_the_x_server_lacks_fails_naming_it_and_presses_nothing(
     assert client.event("macro_executed") == {"page": 1, "index": 1, "name": "Play", "ok": True}
     # The first keys the server saw are the second macro's: the first pressed no Control.
     assert key_recorder.take(2) == [("down", "XF86AudioPlay"), ("up", "XF86AudioPlay")]
+    assert daemon.stop() == 0
