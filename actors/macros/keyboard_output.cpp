@@ -363,7 +363,9 @@ std::string press_via(const hotkeys::combo& combo, const std::string& uinput_pat
 }
 
 std::string press(const hotkeys::combo& combo) {
-  return press_via(combo, "/dev/uinput", std::getenv("DISPLAY"));
+  const char* uinput = std::getenv("MIXERD_UINPUT");
+  return press_via(combo, uinput != nullptr && *uinput != '\0' ? uinput : "/dev/uinput",
+                   std::getenv("DISPLAY"));
 }
 
 }  // namespace mixerd::keyboard

@@ -32,7 +32,8 @@ struct key_codes {
 std::optional<key_codes> codes_of(std::string_view name);
 
 // press() with its outputs named: the uinput device file and the X display (nullptr: none).
-// press() is press_via(combo, "/dev/uinput", getenv("DISPLAY")); tests name other outputs.
+// press() takes $MIXERD_UINPUT (default /dev/uinput) and $DISPLAY: tests name a uinput that does
+// not exist, so that no test types into the desktop of the machine it runs on.
 std::string press_via(const hotkeys::combo& combo, const std::string& uinput_path,
                       const char* display);
 

@@ -22,6 +22,9 @@ MIXERD_BIN = os.environ.get("MIXERD_BIN", os.path.join(os.path.dirname(__file__)
 # No daemon under test may reach the user's own audio server: tests that want one start a
 # private PulseAudio (audio_support.py) and pass its PULSE_SERVER.
 NO_AUDIO_SERVER = "unix:/nonexistent/mixerd-tests/pulse/native"
+# Nor type into the user's desktop: hotkey macros get no uinput and no $DISPLAY unless a test
+# passes its own (xserver_support.py).
+NO_UINPUT = "/nonexistent/mixerd-tests/uinput"
 LISTEN_RE = re.compile(r"(controller|notification API|plant store) listening on \S+:(\d+)")
 
 
@@ -138,7 +141,9 @@ class Daemon:
         self.data_dir = data_dir
         self.args = ["--data-dir", data_dir, "--bind", "127.0.0.1", "--controller-port", "0",
                      "--toast-port", "0", "--plants-port", "0", *args]
-        self.env = {**os.environ, "PULSE_SERVER": NO_AUDIO_SERVER, **(env or {})}
+        inherited = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+        self.env = {**inherited, "PULSE_SERVER": NO_AUDIO_SERVER, "MIXERD_UINPUT": NO_UINPUT,
+                    **(env or {})}
         self.proc = None
         self.ports = {}
         self.log = []

@@ -29,4 +29,22 @@ class scoped_env {
   std::optional<std::string> old_;
 };
 
+// An environment variable removed for one test and put back afterwards.
+class scoped_unset_env {
+ public:
+  explicit scoped_unset_env(std::string name) : name_(std::move(name)) {
+    if (const char* old = std::getenv(name_.c_str())) old_ = old;
+    ::unsetenv(name_.c_str());
+  }
+  ~scoped_unset_env() {
+    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
+  }
+  scoped_unset_env(const scoped_unset_env&) = delete;
+  scoped_unset_env& operator=(const scoped_unset_env&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
 }  // namespace mixerd::test
