@@ -1,5 +1,7 @@
 #include "protocol/json.hpp"
 
+#include "protocol/macros.hpp"
+
 namespace mixerd {
 
 namespace json {
@@ -40,15 +42,7 @@ json volume_to_json(int volume) {
 }
 
 void complete_initial_state(json& state) {
-  if (!state.contains("macros")) {
-    json page_names = json::object();
-    json pages = json::object();
-    for (int page = 0; page < limits::macro_page_count; ++page) {
-      page_names[std::to_string(page)] = "Page " + std::to_string(page + 1);
-      pages[std::to_string(page)] = json::array();
-    }
-    state["macros"] = {{"current_page", 0}, {"page_names", page_names}, {"pages", pages}};
-  }
+  if (!state.contains("macros")) state["macros"] = macros::to_json(macros::default_pages());
   if (!state.contains("profiles"))
     state["profiles"] = {{"profiles", json::array()}, {"current", ""}};
 }

@@ -9,6 +9,7 @@
 #include "protocol/host_names.hpp"
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/macros.hpp"
 #include "protocol/network.hpp"
 #include "protocol/validation.hpp"
 
@@ -92,6 +93,16 @@ std::optional<problem> check_mutes(const json& s) {
   if (auto m = it->find("master"); m != it->end() && !m->is_boolean())
     return problem{"mutes.master", "must be a boolean"};
   return std::nullopt;
+}
+
+// The Macro page set (protocol/README.md, "Macros"): a key such as "macros.pages.1[4].argv".
+std::optional<problem> check_macros(const json& s) {
+  auto it = s.find("macros");
+  if (it == s.end()) return std::nullopt;
+  std::string key;
+  std::string error;
+  if (macros::validate_settings(*it, key, error)) return std::nullopt;
+  return problem{key, error};
 }
 
 std::optional<problem> check_bind_address(const json& s) {
@@ -187,7 +198,7 @@ std::optional<problem> validate(const nlohmann::json& s) {
   if (!s.is_object()) return problem{"(top level)", "must be a JSON object"};
   if (auto deep = check_nesting(s)) return deep;
   using vt = json::value_t;
-  const std::array<std::optional<problem>, 22> checks{
+  const std::array<std::optional<problem>, 23> checks{
       check_secret(s, "toast_api_key"),
       check_secret(s, "plant_store_token"),
       check_type(s, "auth_enabled", vt::boolean, "true or false"),
@@ -210,6 +221,7 @@ std::optional<problem> validate(const nlohmann::json& s) {
       check_sliders(s),
       check_mutes(s),
       check_int(s, "master_volume", limits::volume_min, limits::volume_max),
+      check_macros(s),
   };
   for (const auto& c : checks)
     if (c) return c;
