@@ -65,6 +65,7 @@ TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability a
   CHECK(dir.get<m::toast_actor>());
   CHECK(dir.get<m::network_actor>());
   CHECK(dir.get<m::plants_actor>());
+  CHECK(dir.get<m::profiles_actor>());
   // Readers see a view from the moment a capability is spawned.
   CHECK(dir.view<m::device_status>() != nullptr);
   CHECK(dir.view<m::audio_view>() != nullptr);
@@ -83,6 +84,12 @@ TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability a
   CHECK(state["connected"] == false);
   CHECK(state["status"]["audio_connected"] == false);
   CHECK(state["sliders"].size() == 4);
+  // The profiles were listed (and Default made) before the first client could connect.
+  CHECK(state["profiles"]["current"] == "Default");
+  REQUIRE(state["profiles"]["profiles"].size() == 1);
+  CHECK(state["profiles"]["profiles"][0]["name"] == "Default");
+  CHECK(state["profiles"]["profiles"][0]["is_current"] == true);
+  CHECK(m::test::file_mode(data.file("profiles/Default.json")) == 0600);
 }
 
 TEST_CASE_FIXTURE(system_fixture, "the system table subscribes the mixer and the toast actor") {
@@ -119,7 +126,7 @@ TEST_CASE_FIXTURE(system_fixture, "shutdown stops every capability") {
   std::vector<caf::actor> all;
   for (const auto& phase : running.phases)
     all.insert(all.end(), phase.begin(), phase.end());
-  CHECK(all.size() == 9);
+  CHECK(all.size() == 10);
   caf::scoped_actor watcher{actors.sys};
   for (const auto& a : all)
     watcher->monitor(a);
