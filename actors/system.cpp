@@ -7,6 +7,7 @@
 #include "actors/device/device_actor.hpp"
 #include "actors/hub/hub_actor.hpp"
 #include "actors/log.hpp"
+#include "actors/macros/macro_actor.hpp"
 #include "actors/mixer/mixer_actor.hpp"
 #include "actors/network/network_actor.hpp"
 #include "actors/plants/plant_store_actor.hpp"
@@ -95,6 +96,21 @@ const capability_row capability_table[] = {
        state["sliders"] = json::sliders_to_json(view->mix)["sliders"];
        state["mutes"] = json::mutes_to_json(view->mix.mutes);
        state["volume"] = view->mix.master_volume;
+     }},
+    // A producer: it changes the mixer (mute, volume macros) and its page set is persisted.
+    {"macros",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       macro_wiring wiring{dir.get<device_actor>(), dir.get<hub_actor>(), dir.get<settings_actor>(),
+                           dir.get<mixer_actor>(), o.io};
+       auto view = dir.slot(macro_view_of(macros::pages_from_settings(o.settings)));
+       return registered<macros_actor>(dir, sys.spawn(macro_behavior, wiring, o.settings, view));
+     },
+     producers, macro_topics,
+     [](const directory& dir, nlohmann::json& state) {
+       if (auto view = dir.view<macro_view>()) state["macros"] = macros::to_json(view->set);
+     },
+     [](const directory& dir, const caf::actor& self) {
+       caf::anon_send(caf::actor_cast<macros_impl>(self), macro_links{dir.get<profiles_actor>()});
      }},
     // After mixer and macros: a load hands its parts to both, a save reads both views.
     {"profiles",

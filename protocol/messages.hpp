@@ -16,6 +16,7 @@
 #include "protocol/device_codec.hpp"
 #include "protocol/events.hpp"
 #include "protocol/hub.hpp"
+#include "protocol/macro_runs.hpp"
 #include "protocol/macros.hpp"
 #include "protocol/mixer.hpp"
 #include "protocol/network.hpp"
@@ -84,6 +85,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_page_rename)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_replace)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_load)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_links)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_step_done)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_create)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_save)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_delete)
@@ -140,6 +143,8 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::macro_page_rename))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::macro_replace))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_load))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_outcome))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::macro_links))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::macro_step_done))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_create))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_save))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_delete))

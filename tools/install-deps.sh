@@ -8,6 +8,8 @@ set -euo pipefail
 build_packages=(build-essential cmake pkg-config ccache
   libcaf-dev libboost-dev libssl-dev libcpp-httplib-dev nlohmann-json3-dev libserialport-dev
   libpulse-dev doctest-dev)
+# Hotkey macros press keys through XTest on the X server of $DISPLAY when uinput is not writable.
+build_packages+=(libx11-dev libxtst-dev)
 # The integration tests drive the Socket.IO server with Debian's python-socketio (requests for
 # polling, websocket-client for websocket) and with socket.io-client from npm (node). The audio
 # tests run a real PulseAudio daemon and check it with pactl (pulseaudio-utils).
@@ -18,6 +20,9 @@ test_packages=(python3 python3-pytest python3-socketio python3-websocket python3
 test_packages+=(clang libclang-rt-14-dev)
 # The fault tests read socket queues with ss (iproute2) and flood handshakes with wrk.
 test_packages+=(iproute2 wrk)
+# The hotkey test runs a headless X server (Xvfb) and records the keys it receives with
+# python3-xlib's RECORD client.
+test_packages+=(xvfb python3-xlib)
 # The benchmark driver (tools/bench/run.sh) adds wrk for HTTP throughput; its clients and its Node
 # peer (tools/bench/node_peer, socket.io from npm) run on the test packages' nodejs and npm.
 bench_packages=(wrk)

@@ -26,11 +26,19 @@ namespace asio = boost::asio;
 constexpr auto exit_grace = std::chrono::milliseconds(200);
 constexpr auto reap_poll = std::chrono::milliseconds(20);
 constexpr int reap_polls_max = 250;  // 5 s after the kill: a child stuck in the kernel is left
+// A program that closed its output but runs on (wait_for_exit) is looked at this often.
+constexpr auto exit_poll_interval = std::chrono::milliseconds(20);
 
 class run : public std::enable_shared_from_this<run> {
  public:
-  run(asio::io_context& io, std::size_t max_bytes, std::function<void(command_output)> done)
-      : pipe_(io), timer_(io), max_bytes_(max_bytes), done_(std::move(done)) {}
+  run(asio::io_context& io, std::size_t max_bytes, bool wait_for_exit,
+      std::function<void(command_output)> done)
+      : pipe_(io),
+        timer_(io),
+        exit_poll_(io),
+        max_bytes_(max_bytes),
+        wait_for_exit_(wait_for_exit),
+        done_(std::move(done)) {}
 
   ~run() {
     // Only when the io_context goes away first (daemon shutdown): no child is left behind.
@@ -40,15 +48,17 @@ class run : public std::enable_shared_from_this<run> {
     }
   }
 
-  void start(const std::string& program, const std::string& argv0,
-             const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
+  void start(const command_spec& spec) {
     int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return finish(false);
+    if (::pipe2(fds, O_CLOEXEC) != 0) return not_started();
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    if (spec.with_stderr)
+      posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+    else
+      posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     sigset_t none;
@@ -59,24 +69,26 @@ class run : public std::enable_shared_from_this<run> {
     posix_spawnattr_setsigdefault(&attr, &all);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(argv0.c_str()));
-    for (const auto& a : args)
+    argv.push_back(const_cast<char*>(spec.argv0.c_str()));
+    for (const auto& a : spec.args)
       argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     pid_t pid = 0;
-    int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), environ);
+    int rc = ::posix_spawn(&pid, spec.program.c_str(), &actions, &attr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     ::close(fds[1]);
     if (rc != 0) {
       ::close(fds[0]);
-      return finish(false);
+      return not_started();
     }
     pid_ = pid;
     pipe_.assign(fds[0]);
-    timer_.expires_after(timeout);
+    timer_.expires_after(spec.timeout);
     timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-      if (!ec) self->finish(false);
+      if (ec) return;
+      self->output_.timed_out = true;
+      self->finish(false);
     });
     read();
   }
@@ -92,9 +104,34 @@ class run : public std::enable_shared_from_this<run> {
             self->output_.text.resize(self->max_bytes_);
             return self->finish(false);
           }
+          if (ec && ec == asio::error::eof && self->wait_for_exit_) return self->await_exit();
           if (ec) return self->finish(ec == asio::error::eof);
           self->read();
         });
+  }
+
+  void not_started() {
+    output_.not_started = true;
+    finish(false);
+  }
+
+  // The output is closed; the program is given the rest of its time to exit.
+  void await_exit() {
+    int status = 0;
+    pid_t got = ::waitpid(pid_, &status, WNOHANG);
+    if (got == 0) {
+      exit_poll_.expires_after(exit_poll_interval);
+      exit_poll_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+        if (!ec && !self->finished_) self->await_exit();
+      });
+      return;
+    }
+    if (got == pid_) {
+      if (WIFEXITED(status)) output_.exit_code = WEXITSTATUS(status);
+      if (WIFSIGNALED(status)) output_.exit_signal = WTERMSIG(status);
+    }
+    pid_ = -1;  // reaped (or not ours any more)
+    finish(true);
   }
 
   void finish(bool complete) {
@@ -103,6 +140,7 @@ class run : public std::enable_shared_from_this<run> {
     output_.complete = complete;
     boost::system::error_code ignored;
     timer_.cancel();
+    exit_poll_.cancel();
     pipe_.close(ignored);
     auto done = std::move(done_);
     done(std::move(output_));
@@ -129,7 +167,9 @@ class run : public std::enable_shared_from_this<run> {
 
   asio::posix::stream_descriptor pipe_;
   asio::steady_timer timer_;
+  asio::steady_timer exit_poll_;
   std::size_t max_bytes_;
+  bool wait_for_exit_;
   std::function<void(command_output)> done_;
   command_output output_;
   std::array<char, 4096> buffer_{};
@@ -139,12 +179,22 @@ class run : public std::enable_shared_from_this<run> {
 
 }  // namespace
 
+void run_command(asio::io_context& io, command_spec spec,
+                 std::function<void(command_output)> done) {
+  auto r = std::make_shared<run>(io, spec.max_bytes, spec.wait_for_exit, std::move(done));
+  asio::post(io, [r, spec = std::move(spec)] { r->start(spec); });
+}
+
 void run_command(asio::io_context& io, std::string program, std::string argv0,
                  std::vector<std::string> args, std::chrono::milliseconds timeout,
                  std::size_t max_bytes, std::function<void(command_output)> done) {
-  auto r = std::make_shared<run>(io, max_bytes, std::move(done));
-  asio::post(io, [r, program = std::move(program), argv0 = std::move(argv0), args = std::move(args),
-                  timeout] { r->start(program, argv0, args, timeout); });
+  command_spec spec;
+  spec.program = std::move(program);
+  spec.argv0 = std::move(argv0);
+  spec.args = std::move(args);
+  spec.timeout = timeout;
+  spec.max_bytes = max_bytes;
+  run_command(io, std::move(spec), std::move(done));
 }
 
 std::string find_in_path(const std::string& name, const char* path_variable) {

@@ -19,10 +19,30 @@ namespace mixerd {
 struct command_output {
   std::string text;       // standard output, at most max_bytes
   bool complete = false;  // the program closed its output within the time and size limits
+  // With command_spec::wait_for_exit, how the program ended (else unknown: -1 and 0).
+  int exit_code = -1;        // its exit status when it exited by itself
+  int exit_signal = 0;       // the signal that ended it (not one of ours)
+  bool timed_out = false;    // killed at the time limit
+  bool not_started = false;  // posix_spawn failed (no such program, not executable, ...)
 };
 
-// `program` is a path (no PATH search); `args` become argv[1...], `argv0` is argv[0].
+struct command_spec {
+  std::string program;            // a path (no PATH search)
+  std::string argv0;              // argv[0]
+  std::vector<std::string> args;  // argv[1...]
+  std::chrono::milliseconds timeout{0};
+  std::size_t max_bytes = 0;
+  bool with_stderr = false;  // standard error goes into the same output (else /dev/null)
+  // `done` comes once the program has exited (or was killed at the time limit), and the output
+  // tells how it ended; without it, `done` comes when the output closes and a program that
+  // lingers after that is killed 200 ms later.
+  bool wait_for_exit = false;
+};
+
 // `done` is called once, on the io thread.
+void run_command(boost::asio::io_context& io, command_spec spec,
+                 std::function<void(command_output)> done);
+// The same, with standard output only and without waiting for the exit.
 void run_command(boost::asio::io_context& io, std::string program, std::string argv0,
                  std::vector<std::string> args, std::chrono::milliseconds timeout,
                  std::size_t max_bytes, std::function<void(command_output)> done);

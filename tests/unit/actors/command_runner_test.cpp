@@ -77,3 +77,55 @@ TEST_CASE("find_in_path finds executables only, in PATH order") {
   CHECK(mixerd::find_in_path("tool", nullptr).empty());
   CHECK(mixerd::find_in_path("../tool", path.c_str()).empty());
 }
+
+namespace {
+
+command_output run_spec(mixerd::command_spec spec) {
+  mixerd::test::io_thread io;
+  std::promise<command_output> result;
+  auto future = result.get_future();
+  mixerd::run_command(io.io, std::move(spec),
+                      [&result](command_output out) { result.set_value(std::move(out)); });
+  REQUIRE(future.wait_for(10s) == std::future_status::ready);
+  return future.get();
+}
+
+mixerd::command_spec waiting(std::string script, std::chrono::milliseconds timeout = 5000ms) {
+  mixerd::command_spec spec;
+  spec.program = "/bin/sh";
+  spec.argv0 = "sh";
+  spec.args = {"-c", std::move(script)};
+  spec.timeout = timeout;
+  spec.max_bytes = 1024;
+  spec.with_stderr = true;
+  spec.wait_for_exit = true;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("waiting for the exit reports the exit status, with stderr in the output") {
+  auto out = run_spec(waiting("echo out; echo err >&2; exit 7"));
+  CHECK(out.complete);
+  CHECK(out.exit_code == 7);
+  CHECK(out.text == "out\nerr\n");
+  CHECK(run_spec(waiting("kill -TERM $$")).exit_signal == 15);
+  auto missing = run_spec([] {
+    auto spec = waiting("");
+    spec.program = "/nonexistent/mixerd-program";
+    return spec;
+  }());
+  CHECK(missing.not_started);
+}
+
+TEST_CASE("a program that closes its output runs on until it exits, within its time") {
+  // Without wait_for_exit it would be killed 200 ms after closing its output.
+  auto out = run_spec(waiting("exec >/dev/null 2>&1; sleep 0.5; exit 4"));
+  CHECK(out.complete);
+  CHECK(out.exit_code == 4);
+  auto start = std::chrono::steady_clock::now();
+  auto late = run_spec(waiting("exec >/dev/null 2>&1; exec sleep 30", 300ms));
+  CHECK(late.timed_out);
+  CHECK_FALSE(late.complete);
+  CHECK(std::chrono::steady_clock::now() - start < 5s);
+}

@@ -39,7 +39,9 @@ struct system_fixture {
     options.io = &io.io;
     options.serial = "none";
     options.paths = {data.path(), data.file("settings.json")};
-    options.settings = {{"master_volume", 30}, {"toast_api_key", std::string(64, 'a')}};
+    options.settings = {{"master_volume", 30},
+                        {"toast_api_key", std::string(64, 'a')},
+                        {"macros", {{"page_names", {{"2", "Games"}}}}}};
     m::spawn_actors(actors.sys, options, running);
     for (const auto& phase : running.phases)
       for (const auto& a : phase)
@@ -65,6 +67,7 @@ TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability a
   CHECK(dir.get<m::toast_actor>());
   CHECK(dir.get<m::network_actor>());
   CHECK(dir.get<m::plants_actor>());
+  CHECK(dir.get<m::macros_actor>());
   CHECK(dir.get<m::profiles_actor>());
   // Readers see a view from the moment a capability is spawned.
   CHECK(dir.view<m::device_status>() != nullptr);
@@ -84,6 +87,9 @@ TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability a
   CHECK(state["connected"] == false);
   CHECK(state["status"]["audio_connected"] == false);
   CHECK(state["sliders"].size() == 4);
+  // The macros' part is the page set read from the settings.
+  CHECK(state["macros"]["page_names"]["2"] == "Games");
+  CHECK(state["macros"]["pages"]["3"].size() == 9);
   // The profiles were listed (and Default made) before the first client could connect.
   CHECK(state["profiles"]["current"] == "Default");
   REQUIRE(state["profiles"]["profiles"].size() == 1);
@@ -92,7 +98,8 @@ TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability a
   CHECK(m::test::file_mode(data.file("profiles/Default.json")) == 0600);
 }
 
-TEST_CASE_FIXTURE(system_fixture, "the system table subscribes the mixer and the toast actor") {
+TEST_CASE_FIXTURE(system_fixture,
+                  "the system table subscribes the mixer, the macros and the toast actor") {
   const auto hub = running.dir.get<m::hub_actor>();
   // The table's subscriptions were sent before this one: once this one gets an event, the hub
   // has handled them all.
@@ -107,9 +114,11 @@ TEST_CASE_FIXTURE(system_fixture, "the system table subscribes the mixer and the
       if (s.who == who) return s.topics;
     return std::nullopt;
   };
-  CHECK(subscribers.size() == 3);
+  CHECK(subscribers.size() == 4);
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::mixer_actor>())) ==
         m::mixer_topics());
+  CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::macros_actor>())) ==
+        m::macro_topics());
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::toast_actor>())) ==
         m::toast_topics());
 }
@@ -126,7 +135,7 @@ TEST_CASE_FIXTURE(system_fixture, "shutdown stops every capability") {
   std::vector<caf::actor> all;
   for (const auto& phase : running.phases)
     all.insert(all.end(), phase.begin(), phase.end());
-  CHECK(all.size() == 10);
+  CHECK(all.size() == 11);
   caf::scoped_actor watcher{actors.sys};
   for (const auto& a : all)
     watcher->monitor(a);

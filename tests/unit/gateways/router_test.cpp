@@ -151,6 +151,13 @@ const std::vector<documented_route>& documented_routes() {
       {listener_kind::controller, "POST", "/api/mutes/master", true},
       {listener_kind::controller, "GET", "/api/volume/master", true},
       {listener_kind::controller, "POST", "/api/volume/master", true},
+      {listener_kind::controller, "GET", "/api/macros", true},
+      {listener_kind::controller, "GET", "/api/macros/pages", true},
+      {listener_kind::controller, "POST", "/api/macros/page", true},
+      {listener_kind::controller, "POST", "/api/macros/trigger", true},
+      {listener_kind::controller, "PUT", "/api/macros/pages/{page}", true},
+      {listener_kind::controller, "PUT", "/api/macros/{page}/{index}", true},
+      {listener_kind::controller, "DELETE", "/api/macros/{page}/{index}", true},
       {listener_kind::controller, "GET", "/api/profiles", true},
       {listener_kind::controller, "POST", "/api/profiles", true},
       {listener_kind::controller, "GET", "/api/profiles/current", true},
@@ -288,20 +295,29 @@ TEST_CASE("no listener has a route that is not documented") {
       CHECK(documented);
     }
   }
-  CHECK(http::routes_of(listener_kind::controller).size() == 21);
+  CHECK(http::routes_of(listener_kind::controller).size() == 28);
   CHECK(http::routes_of(listener_kind::notification).size() == 7);
   CHECK(http::routes_of(listener_kind::plant_store).size() == 1);
 }
 
-TEST_CASE("index parameters are 1 to 4 and /api/mutes/master comes before /api/mutes/{index}") {
+TEST_CASE(
+    "slider and mute indices are 1 to 4, macro slots 0 to 8, and literal paths come before "
+    "parameters") {
   CHECK(served_by(listener_kind::controller, "POST", "/api/mutes/master")->pattern ==
         "/api/mutes/master");
   CHECK(served_by(listener_kind::controller, "POST", "/api/mutes/3")->pattern ==
         "/api/mutes/{index:1-4}");
+  CHECK(served_by(listener_kind::controller, "PUT", "/api/macros/pages/2")->pattern ==
+        "/api/macros/pages/{page:0-3}");
+  CHECK(served_by(listener_kind::controller, "PUT", "/api/macros/2/8")->pattern ==
+        "/api/macros/{page:0-3}/{index:0-8}");
   for (const auto& r : http::routes_of(listener_kind::controller)) {
     CAPTURE(r.pattern);
+    const bool macro = r.pattern.rfind("/api/macros/", 0) == 0;
     if (r.pattern.find("{index") != std::string_view::npos)
-      CHECK(r.pattern.find("{index:1-4}") != std::string_view::npos);
+      CHECK(r.pattern.find(macro ? "{index:0-8}" : "{index:1-4}") != std::string_view::npos);
+    if (r.pattern.find("{page") != std::string_view::npos)
+      CHECK(r.pattern.find("{page:0-3}") != std::string_view::npos);
   }
 }
 

@@ -1,0 +1,249 @@
+#include "actors/macros/macro_actor.hpp"
+
+#include <caf/all.hpp>
+#include <utility>
+
+#include "actors/log.hpp"
+#include "actors/macros/macro_executors.hpp"
+#include "protocol/messages.hpp"
+
+namespace mixerd {
+
+namespace {
+
+constexpr std::string_view component = "macros";
+using self_ptr = macros_impl::stateful_pointer<macro_state>;
+
+// The routes and the device codec check their ranges; a request from elsewhere is checked here.
+bool in_range(int page, int index) {
+  return page >= 0 && page < limits::macro_page_count && index >= 0 && index < limits::macro_count;
+}
+
+const macro& slot(self_ptr self, int page, int index) {
+  return self->state.set.pages[page][index];
+}
+
+void publish(self_ptr self, event e) {
+  self->send(self->state.wiring.hub, caf::publish_atom_v, std::move(e));
+}
+
+void publish_view(self_ptr self) {
+  self->state.view->store(macro_view_of(self->state.set));
+}
+
+void persist(self_ptr self) {
+  self->send(self->state.wiring.settings, caf::put_atom_v, std::string("macros"),
+             macros::to_json(self->state.set));
+}
+
+// The device shows the current page: MPAGE, then its 9 buttons (empty: empty name and icon).
+void push_page(self_ptr self) {
+  const auto& st = self->state;
+  const int page = st.set.current_page;
+  self->send(st.wiring.device, protocol::host_command{protocol::cmd_macro_page{page}});
+  for (int i = 0; i < limits::macro_count; ++i) {
+    const auto& m = st.set.pages[page][i];
+    self->send(st.wiring.device,
+               protocol::host_command{protocol::cmd_macro{i, m.name(), m.icon()}});
+  }
+}
+
+// After an edit, a rename or a replacement: clients get the whole set, readers the new view.
+void set_changed(self_ptr self, bool visible_page_changed) {
+  persist(self);
+  publish(self, macros_change{macros::to_json(self->state.set)});
+  publish_view(self);
+  if (visible_page_changed) push_page(self);
+}
+
+// ---- Runs ------------------------------------------------------------------------------------
+
+bool is_running(self_ptr self, int page, int index) {
+  for (const auto& [id, r] : self->state.runs)
+    if (r.page == page && r.index == index) return true;
+  return false;
+}
+
+void finish(self_ptr self, std::uint64_t id, bool ok, std::string error) {
+  auto it = self->state.runs.find(id);
+  if (it == self->state.runs.end()) return;
+  auto r = std::move(it->second);
+  self->state.runs.erase(it);
+  if (ok)
+    log::info(component, "macro '", r.name, "' (page ", r.page, ", slot ", r.index, ") done");
+  else
+    log::warn(component, "macro '", r.name, "' (page ", r.page, ", slot ", r.index,
+              ") failed: ", error);
+  publish(self, macro_executed{r.page, r.index, r.name, ok, std::move(error)});
+}
+
+// Starts the current step of a run: a delay is a timer, anything else an executor.
+void run_step(self_ptr self, std::uint64_t id) {
+  auto& r = self->state.runs.at(id);
+  if (r.next >= r.steps.size()) return finish(self, id, true, "");
+  const auto& step = r.steps[r.next];
+  if (step.value("type", "") == "delay") {
+    self->delayed_send(self, std::chrono::milliseconds(step["ms"].get<int>()),
+                       macro_step_done{id, r.next, true, ""});
+    return;
+  }
+  macro_executors::start(self, id, r.next, step);
+}
+
+void on_step_done(self_ptr self, const macro_step_done& done) {
+  auto it = self->state.runs.find(done.run);
+  if (it == self->state.runs.end() || it->second.next != done.step) return;  // late
+  auto& r = it->second;
+  if (!done.ok) {
+    // In a sequence the error names the step that stopped it.
+    auto error = r.sequence ? "steps[" + std::to_string(done.step) + "] (" +
+                                  r.steps[done.step].value("type", "") + "): " + done.error
+                            : done.error;
+    return finish(self, done.run, false, std::move(error));
+  }
+  ++r.next;
+  run_step(self, done.run);
+}
+
+macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
+  auto& st = self->state;
+  macro_trigger_outcome out;
+  out.page = req.page.value_or(st.set.current_page);
+  if (!in_range(out.page, req.index)) {
+    out.what = macro_trigger_outcome::result::empty;
+    return out;
+  }
+  const auto& m = slot(self, out.page, req.index);
+  out.name = m.name();
+  if (m.kind == macro_kind::none) {
+    out.what = macro_trigger_outcome::result::empty;
+    return out;
+  }
+  if (is_running(self, out.page, req.index)) {
+    out.what = macro_trigger_outcome::result::running;
+    return out;
+  }
+  // Here every plugin's on_macro_execute is to be asked first (the plugin capability): one that
+  // answers true has handled the macro and it is not run.
+  macro_run r;
+  r.page = out.page;
+  r.index = req.index;
+  r.name = out.name;
+  r.sequence = m.kind == macro_kind::sequence;
+  if (r.sequence)
+    r.steps.assign(m.fields["steps"].begin(), m.fields["steps"].end());
+  else
+    r.steps.push_back(m.fields);
+  const auto id = ++st.last_run;
+  st.runs.emplace(id, std::move(r));
+  log::info(component, "macro '", out.name, "' (page ", out.page, ", slot ", req.index,
+            ") started");
+  run_step(self, id);
+  return out;
+}
+
+// ---- Device ----------------------------------------------------------------------------------
+
+void change_page(self_ptr self, int page) {
+  auto& st = self->state;
+  if (page != st.set.current_page) {
+    st.set.current_page = page;
+    persist(self);
+    publish(self, macro_page_change{page});
+    publish_view(self);
+  }
+  // The device switched itself: it needs the names of the page it now shows.
+  push_page(self);
+}
+
+void on_device_input(self_ptr self, const protocol::device_event& input) {
+  if (auto press = std::get_if<protocol::dev_macro>(&input)) {
+    if (!press->pressed) return;
+    auto out = trigger(self, macro_trigger{std::nullopt, press->index});
+    if (out.what == macro_trigger_outcome::result::running)
+      log::info(component, "button ", press->index, ": macro '", out.name, "' is still running");
+  } else if (auto page = std::get_if<protocol::dev_macro_page>(&input)) {
+    change_page(self, page->page);
+  }
+}
+
+// ---- Edits -----------------------------------------------------------------------------------
+
+macro edit(self_ptr self, const macro_edit& req) {
+  if (!in_range(req.page, req.index)) return macro{};
+  auto& current = self->state.set.pages[req.page][req.index];
+  if (req.keep_command && current.kind == macro_kind::command && req.value.kind != macro_kind::none)
+    return current;
+  current = req.value;
+  set_changed(self, req.page == self->state.set.current_page);
+  return current;
+}
+
+std::string rename(self_ptr self, const macro_page_rename& req) {
+  if (!in_range(req.page, 0)) return {};
+  self->state.set.page_names[req.page] = req.name;
+  set_changed(self, false);
+  return req.name;
+}
+
+bool replace(self_ptr self, const macro_replace& req) {
+  auto& set = self->state.set;
+  set.page_names = req.page_names;
+  set.pages = req.pages;
+  set_changed(self, true);
+  return true;
+}
+
+// A hand-edited settings file (SIGHUP) may change any part of the set, the current page too.
+void on_settings_reloaded(self_ptr self, const nlohmann::json& settings) {
+  auto fresh = macros::pages_from_settings(settings);
+  auto& set = self->state.set;
+  if (macros::to_json(fresh) == macros::to_json(set)) return;
+  const bool page_moved = fresh.current_page != set.current_page;
+  const bool visible_changed =
+      page_moved || macros::to_json(fresh)["pages"][std::to_string(set.current_page)] !=
+                        macros::to_json(set)["pages"][std::to_string(set.current_page)];
+  set = std::move(fresh);
+  if (page_moved) publish(self, macro_page_change{set.current_page});
+  publish(self, macros_change{macros::to_json(set)});
+  publish_view(self);
+  if (visible_changed) push_page(self);
+}
+
+}  // namespace
+
+macro_view macro_view_of(const macro_pages& set) {
+  macro_view view;
+  view.set = set;
+  return view;
+}
+
+macros_impl::behavior_type macro_behavior(macros_impl::stateful_pointer<macro_state> self,
+                                          macro_wiring wiring, nlohmann::json settings,
+                                          std::shared_ptr<published<macro_view>> view) {
+  auto& st = self->state;
+  st.set = macros::pages_from_settings(settings);
+  st.wiring = std::move(wiring);
+  st.view = std::move(view);
+  publish_view(self);
+  if (st.wiring.settings)
+    self->send(st.wiring.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
+  return {
+      [self](const macro_trigger& req) { return trigger(self, req); },
+      [self](const macro_edit& req) { return edit(self, req); },
+      [self](const macro_page_rename& req) { return rename(self, req); },
+      [self](const macro_replace& req) { return replace(self, req); },
+      [self](const event& e) {
+        if (auto in = std::get_if<device_input>(&e)) {
+          on_device_input(self, in->input);
+        } else if (auto status = std::get_if<device_status_change>(&e)) {
+          if (status->connected) push_page(self);
+        }
+      },
+      [self](const settings_reloaded& reloaded) { on_settings_reloaded(self, reloaded.settings); },
+      [self](const macro_links& links) { self->state.profiles = links.profiles; },
+      [self](const macro_step_done& done) { on_step_done(self, done); },
+  };
+}
+
+}  // namespace mixerd

@@ -1,0 +1,74 @@
+// The macro actor owns the Macro page set (4 pages of 9 slots, the page names, the current
+// page) and the macros that are running. A device button (MACRO,<i>,PRESS) or the API's trigger
+// starts a slot; its executors (macro_executors.hpp) act and report each step back here, and the
+// outcome goes out as macro_executed and a log line. It keeps the device's 9 buttons in step
+// (MPAGE and MACRO lines on connect, on a page change and on an edit of the visible page),
+// persists every change through the settings actor and publishes a macro_view after each one.
+// Interface: protocol/macros.hpp; decisions: protocol/README.md, "Macros".
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "protocol/device.hpp"
+#include "protocol/hub.hpp"
+#include "protocol/macro_runs.hpp"
+#include "protocol/macros.hpp"
+#include "protocol/mixer.hpp"
+#include "protocol/settings.hpp"
+#include "protocol/snapshot.hpp"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace mixerd {
+
+struct macro_wiring {
+  device_actor device;
+  hub_actor hub;
+  settings_actor settings;
+  mixer_actor mixer;                      // mute and volume macros
+  boost::asio::io_context* io = nullptr;  // command macros run their program from there
+};
+
+// One slot being run: a single macro is one step, a sequence one step per entry.
+struct macro_run {
+  int page = 0;
+  int index = 0;
+  std::string name;
+  bool sequence = false;
+  std::vector<nlohmann::json> steps;  // validated step objects, copied at the start
+  std::size_t next = 0;               // the step running now
+};
+
+struct macro_state {
+  macro_pages set;
+  macro_wiring wiring;
+  profiles_actor profiles;  // from the link message; invalid: "Profiles not available"
+  std::shared_ptr<published<macro_view>> view;
+  // At most one run per slot (36 in all): a slot still running is not started again.
+  std::map<std::uint64_t, macro_run> runs;
+  std::uint64_t last_run = 0;
+  static inline const char* name = "macros";
+};
+
+// The macro actor's full interface: its public one, the links of the system table and its
+// executors' reports.
+using macros_impl =
+    macros_actor::extend<caf::reacts_to<macro_links>, caf::reacts_to<macro_step_done>>;
+
+// The published view of a page set.
+macro_view macro_view_of(const macro_pages& set);
+
+macros_impl::behavior_type macro_behavior(macros_impl::stateful_pointer<macro_state> self,
+                                          macro_wiring wiring, nlohmann::json settings,
+                                          std::shared_ptr<published<macro_view>> view);
+
+}  // namespace mixerd

@@ -1,0 +1,22 @@
+// What each kind of macro does. Every executor starts its work and returns at once: the outcome
+// comes back to the macro actor as macro_step_done, so the cooperative actor never waits on a
+// program, a network peer or a keyboard. Blocking work runs off the actor threads: a command on
+// the io thread (command_runner), an http request and a key press on a detached helper actor.
+// Capabilities of later issues (music, streaming software, smart home, plugins) plug in here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "actors/macros/macro_actor.hpp"
+
+namespace mixerd::macro_executors {
+
+using self_ptr = macros_impl::stateful_pointer<macro_state>;
+
+// Starts one step of run `run`: `fields` is a validated macro of any kind but none, sequence
+// and delay. The http step also arms its own time limit (a late answer is dropped).
+void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::json& fields);
+
+}  // namespace mixerd::macro_executors

@@ -1,0 +1,322 @@
+#include "actors/macros/macro_actor.hpp"
+
+#include <doctest/doctest.h>
+
+#include <caf/all.hpp>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "protocol/device_codec.hpp"
+#include "protocol/messages.hpp"
+#include "tests/unit/support/actors.hpp"
+#include "tests/unit/support/io_thread.hpp"
+
+using json = nlohmann::json;
+namespace m = mixerd;
+namespace protocol = mixerd::protocol;
+using mixerd::test::as;
+using mixerd::test::playing;
+using mixerd::test::receive_within;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The macro actor with scoped actors standing in for the device, the hub, the settings actor,
+// the mixer and (through the link) the profiles actor; commands run on a real io thread.
+struct macro_fixture {
+  m::test::io_thread io;  // first: destroyed last
+  m::test::actor_fixture actors;
+  caf::scoped_actor device{actors.sys};
+  caf::scoped_actor hub{actors.sys};
+  caf::scoped_actor settings{actors.sys};
+  caf::scoped_actor mixer{actors.sys};
+  caf::scoped_actor profiles{actors.sys};
+  std::shared_ptr<m::published<m::macro_view>> view;
+  m::macros_impl macros;
+
+  void start(const json& initial = json::object()) {
+    view = std::make_shared<m::published<m::macro_view>>(
+        m::macro_view_of(m::macros::pages_from_settings(initial)));
+    m::macro_wiring wiring{playing<m::device_actor>(device), playing<m::hub_actor>(hub),
+                           playing<m::settings_actor>(settings), playing<m::mixer_actor>(mixer),
+                           &io.io};
+    macros = actors.spawn(m::macro_behavior, wiring, initial, view);
+    REQUIRE(receive_within(settings, [&](m::watch_atom, const caf::actor&) {}));
+  }
+
+  // A settings.json "macros" value with `slot` at page `page`, index `index`.
+  static json with_slot(int page, int index, const json& slot, int current = 0) {
+    auto set = m::macros::to_json(m::macros::default_pages());
+    set["current_page"] = current;
+    set["pages"][std::to_string(page)][index] = slot;
+    return {{"macros", set}};
+  }
+
+  std::vector<std::string> device_lines(std::size_t n) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < n; ++i) {
+      protocol::host_command cmd;
+      REQUIRE_MESSAGE(receive_within(device, [&](const protocol::host_command& c) { cmd = c; }),
+                      "the device got no command within 2 s");
+      out.push_back(protocol::encode_host_command(cmd).text);
+    }
+    return out;
+  }
+
+  m::event next_published() { return m::test::next_published(hub); }
+
+  // The next macro_executed, skipping nothing else (the caller knows what comes).
+  m::macro_executed next_executed() { return as<m::macro_executed>(next_published()); }
+
+  m::macro_trigger_outcome trigger(int index, std::optional<int> page = std::nullopt) {
+    return m::test::ask<m::macro_trigger_outcome>(hub, macros, m::macro_trigger{page, index});
+  }
+
+  void from_device(protocol::device_event input) {
+    hub->send(macros, m::event{m::device_input{std::move(input)}});
+  }
+
+  std::pair<std::string, json> next_put() {
+    std::pair<std::string, json> out;
+    REQUIRE_MESSAGE(receive_within(settings,
+                                   [&](caf::put_atom, const std::string& key, const json& value) {
+                                     out = {key, value};
+                                   }),
+                    "the settings actor got no put within 2 s");
+    return out;
+  }
+};
+
+json command(std::vector<std::string> argv, const char* name = "cmd") {
+  return {{"type", "command"}, {"name", name}, {"icon", ""}, {"argv", argv}};
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(macro_fixture, "a device connect gets MPAGE and the 9 buttons of the page") {
+  start(
+      with_slot(1, 4, {{"type", "mute"}, {"name", "Mic, off"}, {"icon", "mic"}, {"target", 1}}, 1));
+  hub->send(macros, m::event{m::device_status_change{true, "/dev/ttyACM0"}});
+  auto lines = device_lines(10);
+  CHECK(lines[0] == "MPAGE,1");
+  CHECK(lines[1] == "MACRO,0,,");
+  CHECK(lines[5] == "MACRO,4,Mic\\, off,mic");
+  CHECK(lines[9] == "MACRO,8,,");
+  CHECK(view->load()->set.current_page == 1);
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "MPAGE from the device changes the page, persists it, tells") {
+  start();
+  from_device(protocol::dev_macro_page{3});
+  auto put = next_put();
+  CHECK(put.first == "macros");
+  CHECK(put.second["current_page"] == 3);
+  CHECK(as<m::macro_page_change>(next_published()).page == 3);
+  auto lines = device_lines(10);
+  CHECK(lines[0] == "MPAGE,3");
+  CHECK(view->load()->set.current_page == 3);
+  // A press now runs a slot of page 3 (empty here: nothing runs).
+  CHECK(trigger(0).page == 3);
+  CHECK(trigger(0).what == m::macro_trigger_outcome::result::empty);
+}
+
+TEST_CASE_FIXTURE(macro_fixture,
+                  "a button press runs the slot; a second one while it runs is 409") {
+  start(with_slot(0, 2, {{"type", "mute"}, {"name", "Mute 2"}, {"icon", ""}, {"target", 2}}));
+  from_device(protocol::dev_macro{2, true});
+  // The mixer is asked to toggle mute 2 (0-based 1) and has not answered yet.
+  caf::response_promise pending;
+  REQUIRE(receive_within(mixer, [&](const m::toggle_mute& req) {
+    CHECK(req.index == 1);
+    pending = mixer->make_response_promise();
+  }));
+  auto busy = trigger(2);
+  CHECK(busy.what == m::macro_trigger_outcome::result::running);
+  CHECK(busy.name == "Mute 2");
+  pending.deliver(true);
+  auto done = next_executed();
+  CHECK(done.ok);
+  CHECK(done.page == 0);
+  CHECK(done.index == 2);
+  CHECK(done.name == "Mute 2");
+  // A release does nothing; the API's trigger runs it again.
+  from_device(protocol::dev_macro{2, false});
+  CHECK(trigger(2).what == m::macro_trigger_outcome::result::started);
+  REQUIRE(receive_within(mixer, [&](const m::toggle_mute&) { return false; }));
+  CHECK(next_executed().ok);
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "a volume step is relative to the mixer's value, kept in range") {
+  start(with_slot(0, 0, {{"type", "volume"}, {"target", "master"}, {"step", 30}}));
+  trigger(0);
+  REQUIRE(receive_within(mixer, [&](caf::get_atom) {
+    m::mixer_snapshot mix;
+    mix.master_volume = 90;
+    return mix;
+  }));
+  REQUIRE(receive_within(mixer, [&](const m::set_master_volume& req) {
+    CHECK(req.volume == 100);
+    return req.volume;
+  }));
+  CHECK(next_executed().ok);
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "later capabilities fail with 'not available'") {
+  json set = m::macros::to_json(m::macros::default_pages());
+  set["pages"]["0"][0] = {{"type", "smarthome"}, {"entity_id", "light.a"}, {"action", "toggle"}};
+  set["pages"]["0"][1] = {{"type", "media"}, {"action", "next"}};
+  set["pages"]["0"][2] = {{"type", "stream_scene"}, {"scene_name", "BRB"}};
+  set["pages"]["0"][3] = {{"type", "plugin"}, {"plugin_type", "x"}};
+  set["pages"]["0"][4] = {{"type", "profile"}, {"profile", "Gaming"}};
+  start({{"macros", set}});
+  const char* expected[] = {"Smart home not available", "Music player not available",
+                            "Streaming software not available", "Plugins not available",
+                            "Profiles not available"};
+  for (int i = 0; i < 5; ++i) {
+    CAPTURE(i);
+    trigger(i);
+    auto done = next_executed();
+    CHECK_FALSE(done.ok);
+    CHECK(done.error == expected[i]);
+  }
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "a profile macro asks the profiles actor it was linked to") {
+  start(with_slot(0, 0, {{"type", "profile"}, {"profile", "Gaming"}}));
+  hub->send(macros, m::macro_links{playing<m::profiles_actor>(profiles)});
+  trigger(0);
+  REQUIRE(receive_within(profiles, [&](const m::profile_load& req) {
+    CHECK(req.name == "Gaming");
+    return m::profile_outcome{
+        m::profile_outcome::result::not_found, "Profile 'Gaming' not found", {}};
+  }));
+  auto done = next_executed();
+  CHECK_FALSE(done.ok);
+  CHECK(done.error == "Profile 'Gaming' not found");
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "a sequence runs its steps in order, waits its delays, stops") {
+  json steps = json::array({{{"type", "mute"}, {"target", 1}},
+                            {{"type", "delay"}, {"ms", 150}},
+                            {{"type", "mute"}, {"target", "master"}},
+                            {{"type", "smarthome"}, {"entity_id", "light.a"}, {"action", "toggle"}},
+                            {{"type", "mute"}, {"target", 4}}});
+  start(with_slot(0, 5, {{"type", "sequence"}, {"name", "Seq"}, {"steps", steps}}));
+  trigger(5);
+  std::chrono::steady_clock::time_point first;
+  REQUIRE(receive_within(mixer, [&](const m::toggle_mute& req) {
+    CHECK(req.index == 0);
+    first = std::chrono::steady_clock::now();
+    return true;
+  }));
+  REQUIRE(receive_within(mixer, [&](const m::toggle_mute& req) {
+    CHECK(req.index == protocol::master_index);
+    CHECK(std::chrono::steady_clock::now() - first >= 150ms);
+    return true;
+  }));
+  auto done = next_executed();
+  CHECK_FALSE(done.ok);
+  CHECK(done.error == "steps[3] (smarthome): Smart home not available");
+  // The step after the failure never ran.
+  mixer->send(macros, m::macro_trigger{0, 0});
+  bool answered = false;
+  mixer->receive([&](const m::macro_trigger_outcome&) { answered = true; },
+                 [&](const m::toggle_mute&) { FAIL("a step after the failure ran"); },
+                 caf::after(2s) >> [] {});
+  CHECK(answered);
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "a command runs without a shell; its exit status decides") {
+  json set = m::macros::to_json(m::macros::default_pages());
+  set["pages"]["0"][0] = command({"/bin/sh", "-c", "echo hello; exit 3"}, "three");
+  set["pages"]["0"][1] = command({"true"}, "true");
+  set["pages"]["0"][2] = command({"no-such-program-mixerd"}, "none");
+  start({{"macros", set}});
+  trigger(0);
+  auto failed = next_executed();
+  CHECK_FALSE(failed.ok);
+  CHECK(failed.error == "exited with status 3");
+  trigger(1);
+  CHECK(next_executed().ok);
+  trigger(2);
+  CHECK(next_executed().error == "program 'no-such-program-mixerd' not found in PATH");
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "an http macro to a closed port fails, named") {
+  start(with_slot(0, 0, {{"type", "http"}, {"url", "http://127.0.0.1:1/x"}, {"method", "GET"}}));
+  trigger(0);
+  auto done = next_executed();
+  CHECK_FALSE(done.ok);
+  CHECK(done.error == "request failed: could not connect");
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "an edit persists, tells the clients and reaches the device") {
+  start();
+  std::string error;
+  auto value = *m::macros::parse_macro({{"type", "mute"}, {"name", "M"}, {"target", 1}},
+                                       m::macros::origin::api, error);
+  auto stored = m::test::ask<m::macro>(hub, macros, m::macro_edit{0, 3, value, true});
+  CHECK(stored.fields == value.fields);
+  CHECK(next_put().second["pages"]["0"][3]["name"] == "M");
+  auto change = as<m::macros_change>(next_published());
+  CHECK(change.set["pages"]["0"][3]["target"] == 1);
+  auto lines = device_lines(10);
+  CHECK(lines[4] == "MACRO,3,M,");
+  CHECK(view->load()->set.pages[0][3].kind == m::macro_kind::mute);
+
+  // Another page: persisted and told, but the device shows page 0 and hears nothing.
+  m::test::ask<m::macro>(hub, macros, m::macro_edit{2, 0, value, true});
+  next_put();
+  as<m::macros_change>(next_published());
+  CHECK(m::test::ask<std::string>(hub, macros, m::macro_page_rename{2, "Games"}) == "Games");
+  CHECK(next_put().second["page_names"]["2"] == "Games");
+  bool quiet = true;
+  device->receive([&](const protocol::host_command&) { quiet = false; },
+                  caf::after(100ms) >> [] {});
+  CHECK(quiet);
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "from the API a command macro is deleted, never written over") {
+  start(with_slot(0, 0, command({"/bin/true"})));
+  std::string error;
+  auto mute =
+      *m::macros::parse_macro({{"type", "mute"}, {"target", 1}}, m::macros::origin::api, error);
+  auto kept = m::test::ask<m::macro>(hub, macros, m::macro_edit{0, 0, mute, true});
+  CHECK(kept.kind == m::macro_kind::command);
+  CHECK(view->load()->set.pages[0][0].kind == m::macro_kind::command);
+  auto emptied = m::test::ask<m::macro>(hub, macros, m::macro_edit{0, 0, m::macro{}, true});
+  CHECK(emptied.kind == m::macro_kind::none);
+  CHECK(view->load()->set.pages[0][0].kind == m::macro_kind::none);
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "a profile's macros replace the pages and keep the current page") {
+  start(with_slot(0, 0, {{"type", "mute"}, {"target", 1}}, 2));
+  auto fresh = m::macros::default_pages();
+  fresh.page_names[2] = "Loaded";
+  std::string error;
+  fresh.pages[2][8] = *m::macros::parse_macro({{"type", "mute"}, {"name", "L"}, {"target", 4}},
+                                              m::macros::origin::settings, error);
+  CHECK(m::test::ask<bool>(hub, macros, m::macro_replace{fresh.page_names, fresh.pages}));
+  auto put = next_put().second;
+  CHECK(put["current_page"] == 2);
+  CHECK(put["pages"]["0"][0]["type"] == "none");
+  CHECK(as<m::macros_change>(next_published()).set["page_names"]["2"] == "Loaded");
+  auto lines = device_lines(10);
+  CHECK(lines[0] == "MPAGE,2");
+  CHECK(lines[9] == "MACRO,8,L,");
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "a settings reload re-reads the macros") {
+  start();
+  auto reloaded = with_slot(1, 0, {{"type", "mute"}, {"name", "R"}, {"target", 1}}, 1);
+  hub->send(macros, m::settings_reloaded{reloaded});
+  CHECK(as<m::macro_page_change>(next_published()).page == 1);
+  CHECK(as<m::macros_change>(next_published()).set["pages"]["1"][0]["name"] == "R");
+  auto lines = device_lines(10);
+  CHECK(lines[0] == "MPAGE,1");
+  CHECK(lines[1] == "MACRO,0,R,");
+  CHECK(view->load()->set.current_page == 1);
+}
