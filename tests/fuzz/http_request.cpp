@@ -97,7 +97,7 @@ struct world {
         capabilities(sys, dir) {
     listeners.push_back({http::listener_kind::controller,
                          http::make_router(dir, actor, controller_policy),
-                         {200, 201, 204, 400, 401, 404, 405, 409, 429, 500, 503}});
+                         {200, 201, 204, 400, 401, 403, 404, 405, 409, 429, 500, 503}});
     listeners.push_back({http::listener_kind::notification,
                          http::make_router(dir, actor, notification_policy),
                          {200, 400, 401, 404, 405, 429, 503}});

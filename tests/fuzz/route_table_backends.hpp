@@ -18,10 +18,12 @@
 
 #include "actors/auth/session_table.hpp"
 #include "actors/directory.hpp"
+#include "protocol/macros.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/plants.hpp"
 #include "protocol/profiles.hpp"
 #include "protocol/toast.hpp"
+#include "protocol/validation.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 namespace mixerd::fuzz {
@@ -83,8 +85,58 @@ inline mixer_actor::behavior_type mixer_backend() {
         return v.volume;
       },
       [](const event&) { not_from_a_route("event to the mixer"); },
+      [](const mixer_apply&) -> bool { not_from_a_route("mixer_apply"); },
       [](const master_observed&) { not_from_a_route("master_observed"); },
       [](const settings_reloaded&) { not_from_a_route("settings_reloaded to the mixer"); },
+  };
+}
+
+// No command from the API, anywhere in a macro.
+inline bool holds_command(const nlohmann::json& fields) {
+  if (fields.value("type", "") == "command") return true;
+  if (auto steps = fields.find("steps"); steps != fields.end())
+    for (const auto& step : *steps)
+      if (step.value("type", "") == "command") return true;
+  return false;
+}
+
+inline macros_actor::behavior_type macros_backend() {
+  return {
+      [](const macro_trigger& t) {
+        FUZZ_CHECK(t.index >= 0 && t.index < limits::macro_count);
+        FUZZ_CHECK(!t.page || (*t.page >= 0 && *t.page < limits::macro_page_count));
+        macro_trigger_outcome out;
+        out.what = static_cast<macro_trigger_outcome::result>(pick(26, 3));
+        out.page = t.page.value_or(0);
+        out.name = "Mic";
+        return out;
+      },
+      [](const macro_edit& e) {
+        FUZZ_CHECK(e.page >= 0 && e.page < limits::macro_page_count);
+        FUZZ_CHECK(e.index >= 0 && e.index < limits::macro_count);
+        FUZZ_CHECK(!holds_command(e.value.fields), e.value.fields.dump());
+        FUZZ_CHECK(e.keep_command || e.value.kind == macro_kind::none);
+        std::string error;
+        FUZZ_CHECK(macros::parse_macro(e.value.fields, macros::origin::api, error), error);
+        // The slot may hold a command macro, which a PUT must not write over (403).
+        if (e.value.kind != macro_kind::none && pick(28, 3) == 0) {
+          macro kept;
+          kept.kind = macro_kind::command;
+          kept.fields = {{"type", "command"}, {"name", ""}, {"icon", ""}, {"argv", {"/bin/true"}}};
+          return kept;
+        }
+        return e.value;
+      },
+      [](const macro_page_rename& r) {
+        FUZZ_CHECK(r.page >= 0 && r.page < limits::macro_page_count);
+        FUZZ_CHECK(!r.name.empty() && r.name.size() <= 4 * macros::max_page_name_chars, r.name);
+        for (char c : r.name)
+          FUZZ_CHECK(!validation::is_control_byte(c), r.name);
+        return r.name;
+      },
+      [](const macro_replace&) -> bool { not_from_a_route("macro_replace"); },
+      [](const event&) { not_from_a_route("event to the macros"); },
+      [](const settings_reloaded&) { not_from_a_route("settings_reloaded to the macros"); },
   };
 }
 
@@ -268,6 +320,12 @@ typename Handle::behavior_type stand_in(typename Handle::pointer,
   return make();
 }
 
+inline macro_view macro_view_of_set(macro_pages set) {
+  macro_view view;
+  view.set = std::move(set);
+  return view;
+}
+
 // The stand-ins registered in a directory, and the slots of the views the routes read.
 class capabilities {
  public:
@@ -277,6 +335,7 @@ class capabilities {
         audio_(dir.slot(audio_view{})),
         auth_(dir.slot(auth_view{})),
         toast_(dir.slot(toast_view{})),
+        macros_(dir.slot(macro_view_of_set(macros::default_pages()))),
         profiles_(dir.slot(profiles_view{})),
         live_digest_(auth::session_digest(live_session)),
         idle_digest_(auth::session_digest(idle_session)) {
@@ -287,6 +346,7 @@ class capabilities {
     dir.add(sys.spawn(stand_in<toast_actor>, toast_backend));
     dir.add(sys.spawn(stand_in<network_actor>, network_backend));
     dir.add(sys.spawn(stand_in<plants_actor>, plant_store_backend));
+    dir.add(sys.spawn(stand_in<macros_actor>, macros_backend));
     dir.add(sys.spawn(stand_in<profiles_actor>, profiles_backend));
   }
 
@@ -327,6 +387,16 @@ class capabilities {
     handlers[pick(25, static_cast<unsigned>(handlers.size()))].enabled = false;
     toast_->store(toast_view{std::move(handlers)});
 
+    auto set = macros::default_pages();
+    set.current_page = static_cast<int>(pick(29, 4));
+    set.page_names[1] = "Caf\xc3\xa9";
+    std::string error;
+    set.pages[0][0] =
+        *macros::parse_macro({{"type", "command"}, {"name", "Cmd"}, {"argv", {"/bin/true"}}},
+                             macros::origin::settings, error);
+    set.pages[0][1] = *macros::parse_macro({{"type", "mute"}, {"name", "Mic"}, {"target", 1}},
+                                           macros::origin::api, error);
+    macros_->store(macro_view_of_set(std::move(set)));
     // Names come from file names (valid UTF-8) or the API; a broken file has an error.
     profiles_view listed;
     listed.profiles = {{"Default", "", "2026-11-24T12:20:29", "2026-11-24T12:20:29", ""},
@@ -341,6 +411,7 @@ class capabilities {
   std::shared_ptr<published<audio_view>> audio_;
   std::shared_ptr<published<auth_view>> auth_;
   std::shared_ptr<published<toast_view>> toast_;
+  std::shared_ptr<published<macro_view>> macros_;
   std::shared_ptr<published<profiles_view>> profiles_;
   std::string live_digest_;
   std::string idle_digest_;

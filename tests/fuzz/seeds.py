@@ -257,6 +257,35 @@ for name, value in TS.items():
 write("tailscale_status", "garbage", "failed to connect to local tailscaled; it doesn't appear "
       "to be running\n")
 
+# ---- macro_json: a Macro of every kind (docs/api.md 2.10) and Macro page sets.
+MACROS = {
+    "hotkey": {"type": "hotkey", "name": "Mute mic", "icon": "mic", "key": "ctrl+shift+m"},
+    "command": {"type": "command", "name": "Lock", "icon": "", "argv": ["loginctl", "lock-session"]},
+    "http": {"type": "http", "name": "Lamp", "url": "https://hub.local:8123/api/webhook/x?y=1",
+             "method": "put", "body": "{\"on\": true}", "headers": {"Authorization": "Bearer t"}},
+    "media": {"type": "media", "action": "play_pause"},
+    "mute": {"type": "mute", "target": "master"},
+    "volume": {"type": "volume", "target": 2, "step": -10},
+    "profile": {"type": "profile", "profile": "Gaming"},
+    "stream": {"type": "stream_source", "source_name": "Cam", "visible": False},
+    "smarthome": {"type": "smarthome", "entity_id": "light.desk", "action": "turn_on",
+                  "brightness": 40},
+    "sequence": {"type": "sequence", "name": "Go live", "steps": [
+        {"type": "stream_scene", "scene_name": "Live"}, {"type": "delay", "ms": 500},
+        {"type": "command", "argv": ["/usr/bin/touch", "/tmp/live"]},
+        {"type": "http", "url": "http://[::1]:8080/"}]},
+    "plugin": {"type": "plugin", "plugin_type": "obs.replay", "seconds": 30,
+               "extra": {"nested": [1, 2]}},
+    "bad-step": {"type": "sequence", "steps": [{"type": "delay", "ms": 60001}]},
+    "page-set": {"current_page": 1, "page_names": {"0": "Main", "1": "Stream \u266b"},
+                 "pages": {"0": [{"type": "none", "name": "", "icon": ""},
+                                 {"type": "mute", "name": "Mic", "icon": "mic", "target": 1}],
+                           "1": [{"type": "command", "argv": ["/bin/true"]}]}},
+    "bad-page-set": {"pages": {"1": [{"type": "none"}] * 4 + [{"type": "command", "argv": "x"}]}},
+}
+for name, value in MACROS.items():
+    write("macro_json", name, json.dumps(value, indent=1))
+
 # ---- profile_json: a profile file as mixerd writes it, broken ones, and file names / names.
 EMPTY_MACRO = {"type": "none", "name": "", "icon": ""}
 PROFILE = {
