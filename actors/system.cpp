@@ -112,24 +112,6 @@ const capability_row capability_table[] = {
      [](const directory& dir, const caf::actor& self) {
        caf::anon_send(caf::actor_cast<macros_impl>(self), macro_links{dir.get<profiles_actor>()});
      }},
-    // After mixer and macros: a load hands its parts to both, a save reads both views.
-    {"profiles",
-     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
-       profiles_wiring wiring{o.paths.data_dir + "/profiles", dir.get<mixer_actor>(),
-                              dir.get<macros_actor>(),        dir.get<hub_actor>(),
-                              dir.get<settings_actor>(),      dir.source<mixer_view>(),
-                              dir.source<macro_view>()};
-       // Listed before any gateway opens: initial_state names the profiles from the start.
-       auto opened = open_profiles(wiring.folder, o.settings, current_content(wiring));
-       auto view = dir.slot(profiles_view{opened.profiles, opened.current});
-       return registered<profiles_actor>(
-           dir,
-           sys.spawn<caf::detached>(profiles_behavior, std::move(wiring), std::move(opened), view));
-     },
-     producers, nullptr,
-     [](const directory& dir, nlohmann::json& state) {
-       if (auto view = dir.view<profiles_view>()) state["profiles"] = profiles::list_to_json(*view);
-     }},
     {"auth",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
        auto view = dir.slot(auth_view_of(auth_config_from_settings(o.settings)));
@@ -164,6 +146,26 @@ const capability_row capability_table[] = {
                                          dir.get<settings_actor>(), o.settings));
      },
      producers, nullptr, nullptr},
+    // After mixer and macros (a load hands its parts to both, a save reads both views), and last:
+    // its start-up reads and may write the profile folder (fsync), which must not delay the
+    // rows that subscribe to events the audio and device actors may already publish.
+    {"profiles",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       profiles_wiring wiring{o.paths.data_dir + "/profiles", dir.get<mixer_actor>(),
+                              dir.get<macros_actor>(),        dir.get<hub_actor>(),
+                              dir.get<settings_actor>(),      dir.source<mixer_view>(),
+                              dir.source<macro_view>()};
+       // Listed before any gateway opens: initial_state names the profiles from the start.
+       auto opened = open_profiles(wiring.folder, o.settings, current_content(wiring));
+       auto view = dir.slot(profiles_view{opened.profiles, opened.current});
+       return registered<profiles_actor>(
+           dir,
+           sys.spawn<caf::detached>(profiles_behavior, std::move(wiring), std::move(opened), view));
+     },
+     producers, nullptr,
+     [](const directory& dir, nlohmann::json& state) {
+       if (auto view = dir.view<profiles_view>()) state["profiles"] = profiles::list_to_json(*view);
+     }},
 };
 
 }  // namespace
