@@ -51,6 +51,15 @@ class directory {
     return std::static_pointer_cast<published<View>>(it->second)->load();
   }
 
+  // The slot itself, for an actor that reads another capability's latest view whenever it
+  // needs it (the profile actor saving the mixer's state); null when none publishes View.
+  template <class View>
+  std::shared_ptr<const published<View>> source() const {
+    auto it = slots_.find(typeid(View));
+    if (it == slots_.end()) return nullptr;
+    return std::static_pointer_cast<const published<View>>(it->second);
+  }
+
   void contribute(contribution part) { contributions_.push_back(std::move(part)); }
 
   // initial_state as every capability that contributes sees it now, from their snapshots.

@@ -11,6 +11,7 @@
 #include "actors/mixer/mixer_actor.hpp"
 #include "actors/network/network_actor.hpp"
 #include "actors/plants/plant_store_actor.hpp"
+#include "actors/profiles/profile_actor.hpp"
 #include "actors/settings/settings_actor.hpp"
 #include "actors/toast/toast_actor.hpp"
 #include "protocol/json.hpp"
@@ -145,6 +146,26 @@ const capability_row capability_table[] = {
                                          dir.get<settings_actor>(), o.settings));
      },
      producers, nullptr, nullptr},
+    // After mixer and macros (a load hands its parts to both, a save reads both views), and last:
+    // its start-up reads and may write the profile folder (fsync), which must not delay the
+    // rows that subscribe to events the audio and device actors may already publish.
+    {"profiles",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       profiles_wiring wiring{o.paths.data_dir + "/profiles", dir.get<mixer_actor>(),
+                              dir.get<macros_actor>(),        dir.get<hub_actor>(),
+                              dir.get<settings_actor>(),      dir.source<mixer_view>(),
+                              dir.source<macro_view>()};
+       // Listed before any gateway opens: initial_state names the profiles from the start.
+       auto opened = open_profiles(wiring.folder, o.settings, current_content(wiring));
+       auto view = dir.slot(profiles_view{opened.profiles, opened.current});
+       return registered<profiles_actor>(
+           dir,
+           sys.spawn<caf::detached>(profiles_behavior, std::move(wiring), std::move(opened), view));
+     },
+     producers, nullptr,
+     [](const directory& dir, nlohmann::json& state) {
+       if (auto view = dir.view<profiles_view>()) state["profiles"] = profiles::list_to_json(*view);
+     }},
 };
 
 }  // namespace
@@ -153,8 +174,9 @@ void configure_actor_system(caf::actor_system_config& cfg) {
   cfg.add_message_types<caf::id_block::mixerd>();
   // One worker runs every cooperative actor. With two, nearly every message between the
   // actors woke the other worker (futex + context switch). The actors that block (fsync of
-  // settings.json and plants.json) run detached and the auth actor checks passwords on a
-  // detached helper (PBKDF2), each on its own thread, so they never hold up slider events.
+  // settings.json, plants.json and the profile files) run detached and the auth actor checks
+  // passwords on a detached helper (PBKDF2), each on its own thread, so they never hold up slider
+  // events.
   cfg.set("scheduler.policy", caf::atom("sharing"));
   cfg.set("scheduler.max-threads", 1);
 }

@@ -5,9 +5,11 @@
 
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "protocol/macros.hpp"
@@ -33,12 +35,34 @@ struct profile_summary {
 };
 
 // ---- Requests to the profile actor -----------------------------------------------------------
-// -> profile_outcome. Applies the profile (mixer, then macros), then publishes profile_change.
+// Each answers a profile_outcome; `body` is what the route answers with on success.
+
+// Applies the profile (mixer, then macros), then publishes profile_change and makes it current.
 struct profile_load {
   std::string name;
 };
+// Saves the current state as a new profile (exists: 409).
+struct profile_create {
+  std::string name;
+  std::string icon;
+};
+// Saves the current state into an existing profile; optionally a new icon and a new name.
+struct profile_save {
+  std::string name;
+  std::optional<std::string> icon;
+  std::optional<std::string> new_name;
+};
+// Deletes a profile (the current one: 409).
+struct profile_delete {
+  std::string name;
+};
+// One profile with its content.
+struct profile_get {
+  std::string name;
+};
 struct profile_outcome {
-  enum class result { ok, not_found, exists, is_current, invalid, failed };
+  // broken: the profile's file cannot be read or parsed (it is left untouched).
+  enum class result { ok, not_found, exists, is_current, invalid, failed, broken };
   result what = result::ok;
   std::string error;    // a sentence for the client when not ok
   nlohmann::json body;  // ok: what the route answers with (its shape depends on the request)
@@ -52,6 +76,74 @@ struct profiles_view {
 };
 
 using profiles_actor = caf::typed_actor<caf::replies_to<profile_load>::with<profile_outcome>,
+                                        caf::replies_to<profile_create>::with<profile_outcome>,
+                                        caf::replies_to<profile_save>::with<profile_outcome>,
+                                        caf::replies_to<profile_delete>::with<profile_outcome>,
+                                        caf::replies_to<profile_get>::with<profile_outcome>,
                                         caf::reacts_to<settings_reloaded>>;
+
+namespace profiles {
+
+// Bounds (protocol/README.md, "Audio profiles").
+inline constexpr std::size_t max_name_bytes = 64;
+inline constexpr std::size_t max_icon_bytes = 64;
+inline constexpr std::size_t max_label_bytes = 64;  // as a slider label set through the API
+inline constexpr std::size_t max_file_bytes = 4 * 1024 * 1024;
+inline constexpr int max_json_depth = 16;  // nlohmann's dump recurses: bounded before parsing
+inline constexpr std::size_t max_timestamp_bytes = 32;
+// "Default": made from the initial state on first start.
+inline constexpr std::string_view default_name = "Default";
+// The settings key of the current profile's name.
+inline constexpr std::string_view current_key = "current_profile";
+
+// ---- Names and file names ---------------------------------------------------------------------
+// A name is 1 to 64 bytes of valid UTF-8 without control characters (C0, DEL, C1). Empty when it
+// is one; else a sentence naming `field`, e.g. "name must be 1 to 64 bytes".
+std::string name_problem(std::string_view name, std::string_view field = "name");
+
+// The file name of a profile: every byte outside A-Z a-z 0-9 - _ written %XX (upper-case hex),
+// then ".json". Only for valid names: the result has no '/', no '.' before ".json" and no NUL,
+// so it always names a file inside the profiles folder.
+std::string file_name_of(std::string_view name);
+// The profile name a file name stands for: nullopt unless it is exactly what file_name_of gives
+// for a valid name (so each profile has one file, and a hand-made "a b.json" is not one).
+std::optional<std::string> name_of_file(std::string_view file_name);
+
+// ---- The profile file ---------------------------------------------------------------------------
+// {"name", "icon", "created", "updated", "sliders": [4 x {"label", "assignment", "value",
+// "enforce_volume"}], "mutes": {"individual": [4 bools], "master"}, "volume": 0-100,
+// "macros": {"page_names", "pages"}}.
+struct profile_file {
+  std::string name;
+  std::string icon;
+  std::string created;  // local time, ISO 8601 without zone, to the second
+  std::string updated;
+  profile_content content;
+};
+
+struct parsed_profile {
+  std::optional<profile_file> file;
+  std::string error;  // when no file: the problem, naming the key (and line/column for bad JSON)
+};
+// Parses and validates the text of a profile file (at most max_file_bytes, nested at most
+// max_json_depth deep). Keys beyond the documented ones are ignored.
+parsed_profile parse_profile(std::string_view text);
+// Pretty JSON (2 spaces) with a trailing newline, the way the file is written.
+std::string serialize(const profile_file& file);
+
+// The content as the file and GET /api/profiles/{name} show it: sliders, mutes, volume, macros.
+nlohmann::json content_to_json(const profile_content& content);
+// Profile objects: {"name", "icon", "created", "updated", "is_current"} (+ "error" for a broken
+// file), and with its content for GET /api/profiles/{name}.
+nlohmann::json summary_to_json(const profile_summary& summary, bool is_current);
+nlohmann::json profile_to_json(const profile_file& file, bool is_current);
+// GET /api/profiles and initial_state.profiles: {"profiles": [...], "current": name}.
+nlohmann::json list_to_json(const profiles_view& view);
+profile_summary summary_of(const profile_file& file);
+
+// The profile content of a state: the mixer's part and the macro pages (not the current page).
+profile_content content_of(const mixer_snapshot& mix, const macro_pages& macros);
+
+}  // namespace profiles
 
 }  // namespace mixerd

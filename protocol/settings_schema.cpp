@@ -226,6 +226,8 @@ std::optional<problem> validate(const nlohmann::json& s) {
   for (const auto& c : checks)
     if (c) return c;
   if (auto hosts = check_allowed_hosts(s)) return hosts;
+  // The profile actor falls back to another profile when the name is not one (or not valid).
+  if (auto current = check_type(s, "current_profile", vt::string, "a string")) return current;
   return std::nullopt;
 }
 

@@ -187,8 +187,11 @@ const std::vector<route>& routes_of(listener_kind kind) {
 // Paths match exactly, segment by segment: "/plants//1" and "/api/sliders/" name nothing. A
 // parameter may stand for an empty segment (its handler or its range check answers that).
 bool match_pattern(std::string_view pattern, std::string_view path,
-                   std::vector<std::string>& segments) {
+                   std::vector<std::string>& segments, bool decode) {
   segments.clear();
+  auto text = [decode](std::string_view raw) {
+    return decode ? uri::percent_decode(raw) : std::string(raw);
+  };
   while (!pattern.empty()) {
     if (pattern.front() != '/' || path.empty() || path.front() != '/') return false;
     pattern.remove_prefix(1);
@@ -197,14 +200,14 @@ bool match_pattern(std::string_view pattern, std::string_view path,
     pattern.remove_prefix(want.size());
     auto p = parse_parameter(want);
     if (p && p->is_rest) {
-      segments.emplace_back(path);
+      segments.emplace_back(text(path));
       return true;
     }
     auto part = path.substr(0, path.find('/'));
     path.remove_prefix(part.size());
     if (p) {
-      segments.emplace_back(part);
-    } else if (want != part) {
+      segments.emplace_back(text(part));
+    } else if (want != text(part)) {
       return false;
     }
   }
@@ -221,8 +224,11 @@ handler make_router(const directory& dir, io_actor& actor, const listener_policy
     const route* found = nullptr;
     std::string allowed;
     std::vector<std::string> segments;
+    // The path as sent, each segment decoded on its own: an encoded '/' (%2F) stays inside its
+    // segment, so a profile named "a/b" is the one {name} of /api/profiles/a%2Fb.
+    const auto sent_path = std::string_view(x.req.target).substr(0, x.req.target.find('?'));
     for (const auto& r : routes) {
-      if (!match_pattern(r.pattern, x.req.path, segments)) continue;
+      if (!match_pattern(r.pattern, sent_path, segments, true)) continue;
       if (r.method == x.req.method || (r.method == "GET" && x.req.method == "HEAD")) {
         found = &r;
         x.segments = std::move(segments);

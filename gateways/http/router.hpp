@@ -134,8 +134,10 @@ const std::vector<route>& routes_of(listener_kind kind);
 // The server-core handler of one listener. `dir`, `actor` and `policy` must outlive it.
 handler make_router(const directory& dir, io_actor& actor, const listener_policy& policy);
 
-// Matches a path against a pattern; the text of each parameter in `segments`. Exposed for tests.
+// Matches a path against a pattern; the text of each parameter in `segments`. With `decode`,
+// `path` is the path as sent: each segment is percent-decoded on its own before it is compared
+// or captured (so "%2F" is part of a segment, never a separator). Exposed for tests.
 bool match_pattern(std::string_view pattern, std::string_view path,
-                   std::vector<std::string>& segments);
+                   std::vector<std::string>& segments, bool decode = false);
 
 }  // namespace mixerd::http

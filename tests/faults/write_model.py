@@ -2,7 +2,7 @@
 imply (the model), and knows the request in flight when the daemon died. mixerd has two files
 written by REST calls: settings.json (sliders, mutes, master volume through the mixer; handler
 switches and the API key through the notification API) and plants.json (the plant store).
-There are no profile files: /api/profiles answers 404 until profiles exist (protocol/README.md).
+Profile files have their own kill -9 test (test_kill_during_profile_writes.py).
 """
 import copy
 import http.client as http_client

@@ -21,6 +21,7 @@
 #include "protocol/macros.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/plants.hpp"
+#include "protocol/profiles.hpp"
 #include "protocol/toast.hpp"
 #include "protocol/validation.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
@@ -261,6 +262,56 @@ inline plants_actor::behavior_type plant_store_backend() {
   };
 }
 
+// The routes hand over only names that profiles::name_problem accepts, and icons of at most
+// 64 bytes without control bytes; the answer is any outcome.
+inline void check_profile_name(const std::string& name) {
+  FUZZ_CHECK(profiles::name_problem(name).empty(), name);
+}
+
+inline profile_outcome profile_answer(const std::string& name) {
+  profile_outcome out;
+  out.what = static_cast<profile_outcome::result>(pick(41, 7));  // ok .. broken
+  if (out.what == profile_outcome::result::ok)
+    out.body = {{"success", true}, {"profile", name}};
+  else
+    out.error = "Profile '" + name + "' not found";
+  return out;
+}
+
+inline profiles_actor::behavior_type profiles_backend() {
+  auto icon_ok = [](const std::string& icon) {
+    return icon.size() <= profiles::max_icon_bytes &&
+           std::none_of(icon.begin(), icon.end(),
+                        [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; });
+  };
+  return {
+      [](const profile_load& r) {
+        check_profile_name(r.name);
+        return profile_answer(r.name);
+      },
+      [icon_ok](const profile_create& r) {
+        check_profile_name(r.name);
+        FUZZ_CHECK(icon_ok(r.icon), r.icon);
+        return profile_answer(r.name);
+      },
+      [icon_ok](const profile_save& r) {
+        check_profile_name(r.name);
+        if (r.new_name) check_profile_name(*r.new_name);
+        if (r.icon) FUZZ_CHECK(icon_ok(*r.icon), *r.icon);
+        return profile_answer(r.name);
+      },
+      [](const profile_delete& r) {
+        check_profile_name(r.name);
+        return profile_answer(r.name);
+      },
+      [](const profile_get& r) {
+        check_profile_name(r.name);
+        return profile_answer(r.name);
+      },
+      [](const settings_reloaded&) { not_from_a_route("settings_reloaded to profiles"); },
+  };
+}
+
 // The maker travels as an argument: CAF 0.17 dereferences a null argument tuple when a function
 // actor takes none (UBSan reports it).
 template <class Handle>
@@ -285,6 +336,7 @@ class capabilities {
         auth_(dir.slot(auth_view{})),
         toast_(dir.slot(toast_view{})),
         macros_(dir.slot(macro_view_of_set(macros::default_pages()))),
+        profiles_(dir.slot(profiles_view{})),
         live_digest_(auth::session_digest(live_session)),
         idle_digest_(auth::session_digest(idle_session)) {
     dir.add(sys.spawn(stand_in<mixer_actor>, mixer_backend));
@@ -295,6 +347,7 @@ class capabilities {
     dir.add(sys.spawn(stand_in<network_actor>, network_backend));
     dir.add(sys.spawn(stand_in<plants_actor>, plant_store_backend));
     dir.add(sys.spawn(stand_in<macros_actor>, macros_backend));
+    dir.add(sys.spawn(stand_in<profiles_actor>, profiles_backend));
   }
 
   // Publishes the views of the current `scenario`, as the capabilities' actors would.
@@ -344,6 +397,12 @@ class capabilities {
     set.pages[0][1] = *macros::parse_macro({{"type", "mute"}, {"name", "Mic"}, {"target", 1}},
                                            macros::origin::api, error);
     macros_->store(macro_view_of_set(std::move(set)));
+    // Names come from file names (valid UTF-8) or the API; a broken file has an error.
+    profiles_view listed;
+    listed.profiles = {{"Default", "", "2026-11-24T12:20:29", "2026-11-24T12:20:29", ""},
+                       {"a/b \xe2\x98\x86", "star", "", "", "not valid JSON: ..."}};
+    listed.current = pick(44, 2) == 0 ? "Default" : "a/b \xe2\x98\x86";
+    profiles_->store(std::move(listed));
   }
 
  private:
@@ -353,6 +412,7 @@ class capabilities {
   std::shared_ptr<published<auth_view>> auth_;
   std::shared_ptr<published<toast_view>> toast_;
   std::shared_ptr<published<macro_view>> macros_;
+  std::shared_ptr<published<profiles_view>> profiles_;
   std::string live_digest_;
   std::string idle_digest_;
 };

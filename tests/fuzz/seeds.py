@@ -285,3 +285,44 @@ MACROS = {
 }
 for name, value in MACROS.items():
     write("macro_json", name, json.dumps(value, indent=1))
+
+# ---- profile_json: a profile file as mixerd writes it, broken ones, and file names / names.
+EMPTY_MACRO = {"type": "none", "name": "", "icon": ""}
+PROFILE = {
+    "name": "Late night", "icon": "moon",
+    "created": "2026-11-24T12:20:29", "updated": "2026-11-24T13:00:00",
+    "sliders": [{"label": "Music", "assignment": {"type": "app", "names": ["spotify", "Spotify.exe"]},
+                 "value": 30, "enforce_volume": True},
+                {"label": "System", "assignment": {"type": "system_default_output"}, "value": 50,
+                 "enforce_volume": True},
+                {"label": "Mic", "assignment": {"type": "system_default_input"}, "value": 80,
+                 "enforce_volume": False},
+                {"label": "Slider 4", "assignment": {"type": "unassigned"}, "value": 0,
+                 "enforce_volume": True}],
+    "mutes": {"individual": [False, True, False, False], "master": False},
+    "volume": 40,
+    "macros": {"page_names": {"0": "Page 1", "1": "Stream", "2": "Page 3", "3": "Page 4"},
+               "pages": {str(p): [EMPTY_MACRO] * 9 for p in range(4)}},
+}
+PROFILE["macros"]["pages"]["1"] = [
+    {"type": "mute", "name": "Mic", "icon": "mic", "target": 3},
+    {"type": "volume", "name": "Quiet", "icon": "", "target": "master", "value": 20},
+    {"type": "http", "name": "Lamp", "icon": "bulb", "url": "http://127.0.0.1:8123/api/x",
+     "method": "POST", "body": "{}", "headers": {"Content-Type": "application/json"}},
+    {"type": "command", "name": "Backup", "icon": "disk", "argv": ["/usr/bin/true", "-x"]},
+    {"type": "sequence", "name": "Go live", "icon": "", "steps": [
+        {"type": "hotkey", "name": "", "icon": "", "key": "ctrl+shift+m"},
+        {"type": "delay", "ms": 500},
+        {"type": "profile", "name": "", "icon": "", "profile": "Default"}]},
+] + [EMPTY_MACRO] * 4
+write("profile_json", "profile", json.dumps(PROFILE, indent=2, sort_keys=True) + "\n")
+write("profile_json", "hand-written", json.dumps({k: v for k, v in PROFILE.items()
+                                                  if k not in ("icon", "created", "updated")}))
+write("profile_json", "truncated", json.dumps(PROFILE, indent=2)[:700])
+write("profile_json", "bad-slider", json.dumps({**PROFILE, "sliders": PROFILE["sliders"][:3]}))
+write("profile_json", "bad-name", json.dumps({**PROFILE, "name": "a\u0000b"}))
+write("profile_json", "deep", "{\"name\": " + "[" * 20 + "]" * 20 + "}")
+write("profile_json", "file-names", "Late%20night.json")
+write("profile_json", "file-escape", "%2E%2E%2Fx.json")
+write("profile_json", "file-lower-hex", "a%2fb.json")
+write("profile_json", "name-utf8", "Caf\u00e9 \u2606/..")

@@ -42,7 +42,7 @@ def assert_state_matches_rest(state, daemon):
     assert state["status"] == get_json(daemon, "/api/status")
     assert state["connected"] is True
     assert state["macros"] == get_json(daemon, "/api/macros")
-    assert state["profiles"] == {"profiles": [], "current": ""}
+    assert state["profiles"] == get_json(daemon, "/api/profiles")
 
 
 def test_connect_sends_initial_state_and_get_state_answers(connected, clients, kind, transport):

@@ -480,3 +480,69 @@ TEST_CASE_FIXTURE(mixer_fixture, "mixer publishes one view per message that chan
   snapshot();
   CHECK(view->load() == second);
 }
+
+TEST_CASE_FIXTURE(mixer_fixture, "mixer_apply applies each difference as its own request would") {
+  start();
+  auto next = snapshot();  // Slider N, unassigned, 50, enforce; nothing muted; master 50
+  next.sliders[0].label = "Music";
+  next.sliders[0].assigned = assignment{assignment_type::app, {"spotify"}};
+  next.sliders[0].value = 30;
+  next.sliders[2].value = 80;  // only the position
+  next.sliders[3].enforce_volume = false;
+  next.mutes.individual[1] = true;
+  next.sliders[1].muted = true;
+  next.mutes.master = true;
+  next.master_volume = 20;
+  CHECK(mixerd::test::ask<bool>(device, mixer, mixerd::mixer_apply{next}));
+
+  // Every change emits its usual event, in the order of the state's fields ...
+  auto assigned = as<assignment_change>(next_published());
+  CHECK(assigned.index == 1);
+  CHECK(assigned.label == "Music");
+  CHECK(assigned.assigned.names == std::vector<std::string>{"spotify"});
+  auto moved = as<slider_change>(next_published());
+  CHECK((moved.index == 1 && moved.value == 30));
+  moved = as<slider_change>(next_published());
+  CHECK((moved.index == 3 && moved.value == 80));
+  auto enforce = as<assignment_change>(next_published());
+  CHECK(enforce.index == 4);
+  auto muted = as<mute_change>(next_published());
+  CHECK((muted.index == 2 && muted.muted));
+  muted = as<mute_change>(next_published());
+  CHECK((muted.index == protocol::master_index && muted.muted));
+  CHECK(as<volume_change>(next_published()).volume == 20);
+  expect_quiet(hub);
+
+  // ... reaches the device (a new label goes out with the old position, then the new one) ...
+  for (const char* line : {"VOL,0,Music,50", "VOL,0,Music,30", "VOL,2,Slider 3,80",
+                           "VOL,3,Slider 4,50", "MUTE,1,1", "MUTE,MASTER,1", "MASTER,20"})
+    CHECK(next_line() == line);
+  expect_quiet(device);
+
+  // ... and the audio server, and the settings keep what survives a restart.
+  auto target = next_audio<mixerd::audio_slider_target>();
+  CHECK((target.index == 0 && target.assigned.names == std::vector<std::string>{"spotify"}));
+  auto level = next_audio<mixerd::audio_slider_level>();
+  CHECK((level.index == 0 && level.volume == 30));
+  level = next_audio<mixerd::audio_slider_level>();
+  CHECK((level.index == 2 && level.volume == 80));
+  target = next_audio<mixerd::audio_slider_target>();
+  CHECK((target.index == 3 && !target.enforce));
+  level = next_audio<mixerd::audio_slider_level>();
+  CHECK((level.index == 1 && level.muted));
+  auto master = next_audio<mixerd::audio_master_level>();
+  CHECK((master.volume == 50 && master.muted));
+  master = next_audio<mixerd::audio_master_level>();
+  CHECK((master.volume == 20 && master.muted));
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5; ++i)
+    keys.push_back(next_put().first);
+  CHECK(keys == std::vector<std::string>{"sliders", "sliders", "mutes", "mutes", "master_volume"});
+  check_same(snapshot(), next);
+
+  // The same state again changes nothing.
+  CHECK(mixerd::test::ask<bool>(device, mixer, mixerd::mixer_apply{next}));
+  expect_quiet(hub);
+  expect_quiet(device);
+  expect_quiet(settings);
+}

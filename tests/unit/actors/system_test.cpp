@@ -68,6 +68,7 @@ TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability a
   CHECK(dir.get<m::network_actor>());
   CHECK(dir.get<m::plants_actor>());
   CHECK(dir.get<m::macros_actor>());
+  CHECK(dir.get<m::profiles_actor>());
   // Readers see a view from the moment a capability is spawned.
   CHECK(dir.view<m::device_status>() != nullptr);
   CHECK(dir.view<m::audio_view>() != nullptr);
@@ -89,6 +90,12 @@ TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability a
   // The macros' part is the page set read from the settings.
   CHECK(state["macros"]["page_names"]["2"] == "Games");
   CHECK(state["macros"]["pages"]["3"].size() == 9);
+  // The profiles were listed (and Default made) before the first client could connect.
+  CHECK(state["profiles"]["current"] == "Default");
+  REQUIRE(state["profiles"]["profiles"].size() == 1);
+  CHECK(state["profiles"]["profiles"][0]["name"] == "Default");
+  CHECK(state["profiles"]["profiles"][0]["is_current"] == true);
+  CHECK(m::test::file_mode(data.file("profiles/Default.json")) == 0600);
 }
 
 TEST_CASE_FIXTURE(system_fixture,
@@ -128,7 +135,7 @@ TEST_CASE_FIXTURE(system_fixture, "shutdown stops every capability") {
   std::vector<caf::actor> all;
   for (const auto& phase : running.phases)
     all.insert(all.end(), phase.begin(), phase.end());
-  CHECK(all.size() == 10);
+  CHECK(all.size() == 11);
   caf::scoped_actor watcher{actors.sys};
   for (const auto& a : all)
     watcher->monitor(a);

@@ -91,6 +91,26 @@ TEST_CASE("match_pattern: {name} and {name:lo-hi} take one segment's text") {
   CHECK(matched("/a/{x}/b/{y}", "/a/1/b/2") == texts{"1", "2"});
 }
 
+TEST_CASE("match_pattern: decoding, each segment on its own") {
+  auto decoded = [](std::string_view pattern, std::string_view path) {
+    std::vector<std::string> segments;
+    return match_pattern(pattern, path, segments, true) ? std::optional<texts>(segments)
+                                                        : std::nullopt;
+  };
+  // An encoded '/' is part of its segment, never a separator.
+  CHECK(decoded("/api/profiles/{name}", "/api/profiles/a%2Fb") == texts{"a/b"});
+  CHECK(decoded("/api/profiles/{name}", "/api/profiles/%2E%2E%2Fx") == texts{"../x"});
+  CHECK(decoded("/api/profiles/{name}", "/api/profiles/Late%20night") == texts{"Late night"});
+  CHECK(decoded("/api/profiles/{name}", "/api/profiles/%E2%9C%BF") == texts{"\xE2\x9C\xBF"});
+  CHECK_FALSE(decoded("/api/profiles/{name}", "/api/profiles/a/b"));
+  CHECK_FALSE(decoded("/api/sliders/{index:1-4}", "/api/sliders%2F1"));
+  // Literal segments compare decoded; a '+' is no space in a path.
+  CHECK(decoded("/api/profiles", "/api/%70rofiles") == texts{});
+  CHECK(decoded("/api/profiles/{name}", "/api/profiles/a+b") == texts{"a+b"});
+  // The rest of the path is decoded whole (serve_files then refuses what leaves its folder).
+  CHECK(decoded("/static/{path*}", "/static/a%2F..%2Fb") == texts{"a/../b"});
+}
+
 TEST_CASE("match_pattern: {rest*} takes the rest of the path, even nothing") {
   CHECK(matched("/static/{path*}", "/static/css/site.css") == texts{"css/site.css"});
   CHECK(matched("/static/{path*}", "/static/") == texts{""});
@@ -138,6 +158,13 @@ const std::vector<documented_route>& documented_routes() {
       {listener_kind::controller, "PUT", "/api/macros/pages/{page}", true},
       {listener_kind::controller, "PUT", "/api/macros/{page}/{index}", true},
       {listener_kind::controller, "DELETE", "/api/macros/{page}/{index}", true},
+      {listener_kind::controller, "GET", "/api/profiles", true},
+      {listener_kind::controller, "POST", "/api/profiles", true},
+      {listener_kind::controller, "GET", "/api/profiles/current", true},
+      {listener_kind::controller, "POST", "/api/profiles/load", true},
+      {listener_kind::controller, "GET", "/api/profiles/{name}", true},
+      {listener_kind::controller, "PUT", "/api/profiles/{name}", true},
+      {listener_kind::controller, "DELETE", "/api/profiles/{name}", true},
       {listener_kind::notification, "GET", "/api/toast/health", false},
       {listener_kind::notification, "POST", "/api/toast/send", true},
       {listener_kind::notification, "GET", "/api/toast/handlers", true},
@@ -268,7 +295,7 @@ TEST_CASE("no listener has a route that is not documented") {
       CHECK(documented);
     }
   }
-  CHECK(http::routes_of(listener_kind::controller).size() == 21);
+  CHECK(http::routes_of(listener_kind::controller).size() == 28);
   CHECK(http::routes_of(listener_kind::notification).size() == 7);
   CHECK(http::routes_of(listener_kind::plant_store).size() == 1);
 }

@@ -1,0 +1,342 @@
+#include "actors/profiles/profile_actor.hpp"
+
+#include <algorithm>
+#include <caf/all.hpp>
+
+#include "actors/log.hpp"
+#include "actors/profiles/profile_folder.hpp"
+#include "protocol/messages.hpp"
+
+namespace mixerd {
+
+namespace {
+
+constexpr std::string_view component = "profiles";
+using self_ptr = profiles_actor::stateful_pointer<profiles_state>;
+using outcome = profile_outcome;
+using result = profile_outcome::result;
+// Each owner answers a load's part at once; well within the route's own wait.
+constexpr auto apply_timeout = std::chrono::seconds(4);
+
+outcome refused(result what, std::string error) {
+  return {what, std::move(error), {}};
+}
+
+outcome not_found(const std::string& name) {
+  return refused(result::not_found, "Profile '" + name + "' not found");
+}
+
+outcome broken(const std::string& name, const std::string& error) {
+  return refused(result::broken, "Profile '" + name + "' is broken on disk (" + error +
+                                     "); it is left untouched until the file is fixed or deleted");
+}
+
+using list_type = std::vector<profile_summary>;
+
+list_type::iterator find(list_type& list, const std::string& name) {
+  return std::find_if(list.begin(), list.end(),
+                      [&](const profile_summary& p) { return p.name == name; });
+}
+
+bool usable(const profile_summary& p) {
+  return p.error.empty();
+}
+
+// Puts or replaces `summary`, keeping the list sorted by name.
+void put(list_type& list, profile_summary summary) {
+  auto at = std::lower_bound(
+      list.begin(), list.end(), summary.name,
+      [](const profile_summary& p, const std::string& name) { return p.name < name; });
+  if (at != list.end() && at->name == summary.name)
+    *at = std::move(summary);
+  else
+    list.insert(at, std::move(summary));
+}
+
+// The current profile: `wanted` when listed, else Default, else the first usable one, else the
+// first one (a folder of broken files only).
+std::string choose_current(const list_type& list, const std::string& wanted) {
+  auto named = [&](const std::string& name) {
+    return std::find_if(list.begin(), list.end(),
+                        [&](const profile_summary& p) { return p.name == name; });
+  };
+  if (!wanted.empty() && named(wanted) != list.end()) return wanted;
+  const std::string fallback(profiles::default_name);
+  if (auto d = named(fallback); d != list.end() && usable(*d)) return fallback;
+  if (auto u = std::find_if(list.begin(), list.end(), usable); u != list.end()) return u->name;
+  return list.empty() ? fallback : list.front().name;
+}
+
+std::string current_from(const nlohmann::json& settings) {
+  auto it = settings.find(std::string(profiles::current_key));
+  return it != settings.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+void publish_view(self_ptr self) {
+  auto& st = self->state;
+  st.view->store(profiles_view{st.profiles, st.current});
+}
+
+void make_current(self_ptr self, const std::string& name) {
+  auto& st = self->state;
+  st.current = name;
+  if (st.wiring.settings)
+    self->send(st.wiring.settings, caf::put_atom_v, std::string(profiles::current_key),
+               nlohmann::json(name));
+}
+
+// The file of a listed profile, or why there is none (the list follows what was found).
+std::variant<profiles::profile_file, outcome> read_listed(self_ptr self, const std::string& name) {
+  auto& st = self->state;
+  auto entry = find(st.profiles, name);
+  if (entry == st.profiles.end()) return not_found(name);
+  auto read = profile_folder::read(st.wiring.folder, name);
+  if (read.file) {
+    if (!entry->error.empty()) {
+      log::info(component, profile_folder::path_of(st.wiring.folder, name), " is fixed");
+      *entry = profiles::summary_of(*read.file);
+      publish_view(self);
+    }
+    return std::move(*read.file);
+  }
+  if (read.missing) {
+    // Removed by hand: it is no longer a profile (the current one stays named until another
+    // is loaded, so that current is never empty).
+    log::warn(component, profile_folder::path_of(st.wiring.folder, name), " is gone");
+    st.profiles.erase(entry);
+    publish_view(self);
+    return not_found(name);
+  }
+  if (entry->error != read.error) {
+    log::error(component, profile_folder::path_of(st.wiring.folder, name), ": ", read.error,
+               "; left untouched");
+    entry->error = read.error;
+    publish_view(self);
+  }
+  return broken(name, read.error);
+}
+
+// ---- Load --------------------------------------------------------------------------------------
+
+outcome loaded(self_ptr self, const std::string& name) {
+  make_current(self, name);
+  self->send(self->state.wiring.hub, caf::publish_atom_v, event{profile_change{name}});
+  publish_view(self);
+  log::info(component, "loaded profile '", name, "'");
+  return {result::ok,
+          {},
+          {{"success", true}, {"profile", name}, {"message", "Profile load requested"}}};
+}
+
+outcome load_failed(const std::string& name, const char* part, const caf::error& e) {
+  log::error(component, "loading profile '", name, "': the ", part,
+             " did not apply it: ", caf::to_string(e));
+  return refused(result::failed,
+                 "Profile '" + name + "' was not fully applied: the " + part + " did not answer");
+}
+
+caf::result<outcome> load(self_ptr self, const profile_load& req) {
+  auto file = read_listed(self, req.name);
+  if (auto* failed = std::get_if<outcome>(&file)) return std::move(*failed);
+  auto& profile = std::get<profiles::profile_file>(file);
+  auto rp = self->make_response_promise<outcome>();
+  const auto& wiring = self->state.wiring;
+  // Awaited, one part after the other: no other request of this actor runs in between, so two
+  // loads apply whole, in the order they came, and profile_change follows every change of its
+  // own load. The mixer and the macro actor publish their events before they answer.
+  self->request(wiring.mixer, apply_timeout, mixer_apply{profile.content.mix})
+      .await(
+          [self, rp, name = req.name, macros = profile.content.macros](bool) mutable {
+            const auto& owner = self->state.wiring.macros;
+            if (!owner) {
+              rp.deliver(loaded(self, name));
+              return;
+            }
+            self->request(owner, apply_timeout, std::move(macros))
+                .await([self, rp, name](bool) mutable { rp.deliver(loaded(self, name)); },
+                       [rp, name](caf::error& e) mutable {
+                         rp.deliver(load_failed(name, "macro actor", e));
+                       });
+          },
+          [rp, name = req.name](caf::error& e) mutable {
+            rp.deliver(load_failed(name, "mixer", e));
+          });
+  return rp;
+}
+
+// ---- Create, save, rename, delete, get ---------------------------------------------------------
+
+outcome written(self_ptr self, const profiles::profile_file& file, const char* what) {
+  if (auto ec = profile_folder::write(self->state.wiring.folder, file)) {
+    log::error(component, "cannot write ",
+               profile_folder::path_of(self->state.wiring.folder, file.name), ": ", ec.message());
+    return refused(result::failed,
+                   "Profile '" + file.name + "' could not be saved: " + ec.message());
+  }
+  put(self->state.profiles, profiles::summary_of(file));
+  log::info(component, what, " profile '", file.name, "'");
+  return {result::ok, {}, {}};
+}
+
+outcome create(self_ptr self, const profile_create& req) {
+  auto& st = self->state;
+  if (auto problem = profiles::name_problem(req.name); !problem.empty())
+    return refused(result::invalid, problem);
+  if (find(st.profiles, req.name) != st.profiles.end())
+    return refused(result::exists, "Profile '" + req.name + "' already exists");
+  profiles::profile_file file;
+  file.name = req.name;
+  file.icon = req.icon;
+  file.created = file.updated = profile_folder::local_timestamp();
+  file.content = current_content(st.wiring);
+  auto out = written(self, file, "created");
+  if (out.what != result::ok) return out;
+  publish_view(self);
+  out.body = {{"success", true},
+              {"profile", profiles::summary_to_json(profiles::summary_of(file), false)}};
+  return out;
+}
+
+outcome save(self_ptr self, const profile_save& req) {
+  auto& st = self->state;
+  const std::string target = req.new_name.value_or(req.name);
+  if (auto problem = profiles::name_problem(target, req.new_name ? "new_name" : "name");
+      !problem.empty())
+    return refused(result::invalid, problem);
+  const bool rename = target != req.name;
+  if (rename && find(st.profiles, target) != st.profiles.end()) {
+    if (find(st.profiles, req.name) == st.profiles.end()) return not_found(req.name);
+    return refused(result::exists, "Profile '" + target + "' already exists");
+  }
+  // Never over a broken file: its `created` and what it held are not known.
+  auto old = read_listed(self, req.name);
+  if (auto* failed = std::get_if<outcome>(&old)) return std::move(*failed);
+  auto file = std::move(std::get<profiles::profile_file>(old));
+  file.name = target;
+  if (req.icon) file.icon = *req.icon;
+  file.updated = profile_folder::local_timestamp();
+  file.content = current_content(st.wiring);
+  // A rename writes the new file before it removes the old one: a kill in between leaves both,
+  // never neither.
+  auto out = written(self, file, rename ? "saved and renamed" : "saved");
+  if (out.what != result::ok) return out;
+  if (rename) {
+    if (auto ec = profile_folder::remove(st.wiring.folder, req.name))
+      log::error(component, "renamed profile '", req.name, "' to '", target,
+                 "' but cannot remove the old file: ", ec.message());
+    else
+      st.profiles.erase(find(st.profiles, req.name));
+    if (st.current == req.name) make_current(self, target);
+  }
+  publish_view(self);
+  out.body = {
+      {"success", true},
+      {"profile", profiles::summary_to_json(profiles::summary_of(file), st.current == target)}};
+  return out;
+}
+
+outcome remove(self_ptr self, const profile_delete& req) {
+  auto& st = self->state;
+  auto entry = find(st.profiles, req.name);
+  if (entry == st.profiles.end()) return not_found(req.name);
+  if (req.name == st.current)
+    return refused(result::is_current,
+                   "Profile '" + req.name + "' is the current profile; load another one first");
+  if (auto ec = profile_folder::remove(st.wiring.folder, req.name)) {
+    log::error(component, "cannot remove ", profile_folder::path_of(st.wiring.folder, req.name),
+               ": ", ec.message());
+    return refused(result::failed,
+                   "Profile '" + req.name + "' could not be deleted: " + ec.message());
+  }
+  st.profiles.erase(entry);
+  publish_view(self);
+  log::info(component, "deleted profile '", req.name, "'");
+  return {
+      result::ok, {}, {{"success", true}, {"profile", req.name}, {"message", "Profile deleted"}}};
+}
+
+outcome get(self_ptr self, const profile_get& req) {
+  auto file = read_listed(self, req.name);
+  if (auto* failed = std::get_if<outcome>(&file)) return std::move(*failed);
+  const auto& profile = std::get<profiles::profile_file>(file);
+  return {result::ok, {}, profiles::profile_to_json(profile, profile.name == self->state.current)};
+}
+
+// SIGHUP: the folder and current_profile are read again (a profile fixed or added by hand).
+void reload(self_ptr self, const nlohmann::json& settings) {
+  auto& st = self->state;
+  auto opened = open_profiles(st.wiring.folder, settings, current_content(st.wiring));
+  st.profiles = std::move(opened.profiles);
+  if (opened.current != current_from(settings) || opened.current != st.current)
+    make_current(self, opened.current);
+  publish_view(self);
+}
+
+}  // namespace
+
+profiles_opened open_profiles(const std::string& folder, const nlohmann::json& settings,
+                              const profile_content& initial) {
+  profiles_opened out;
+  if (auto ec = profile_folder::ensure(folder))
+    log::error(component, "cannot create ", folder, ": ", ec.message());
+  profile_folder::remove_leftover_temporaries(folder);
+  out.profiles = profile_folder::list(folder);
+  const std::string default_name(profiles::default_name);
+  const bool any_usable = std::any_of(out.profiles.begin(), out.profiles.end(), usable);
+  if (!any_usable && find(out.profiles, default_name) == out.profiles.end()) {
+    profiles::profile_file file;
+    file.name = default_name;
+    file.created = file.updated = profile_folder::local_timestamp();
+    file.content = initial;
+    if (auto ec = profile_folder::write(folder, file)) {
+      log::error(component, "cannot write ", profile_folder::path_of(folder, default_name), ": ",
+                 ec.message());
+    } else {
+      log::info(component, "made profile '", default_name, "' from the current state");
+      put(out.profiles, profiles::summary_of(file));
+    }
+  }
+  const std::string wanted = current_from(settings);
+  out.current = choose_current(out.profiles, wanted);
+  out.current_changed = out.current != wanted;
+  if (out.current_changed && !wanted.empty())
+    log::warn(component, "current profile '", wanted, "' is not in ", folder, "; '", out.current,
+              "' is current now");
+  log::info(component, out.profiles.size(), " profiles in ", folder, ", current '", out.current,
+            "'");
+  return out;
+}
+
+profile_content current_content(const profiles_wiring& wiring) {
+  mixer_snapshot mix;
+  if (wiring.mixer_state)
+    if (auto latest = wiring.mixer_state->load()) mix = latest->mix;
+  macro_pages pages = macros::default_pages();
+  if (wiring.macro_state)
+    if (auto latest = wiring.macro_state->load()) pages = latest->set;
+  return profiles::content_of(mix, pages);
+}
+
+profiles_actor::behavior_type profiles_behavior(
+    profiles_actor::stateful_pointer<profiles_state> self, profiles_wiring wiring,
+    profiles_opened opened, std::shared_ptr<published<profiles_view>> view) {
+  auto& st = self->state;
+  st.wiring = std::move(wiring);
+  st.profiles = std::move(opened.profiles);
+  st.current = std::move(opened.current);
+  st.view = std::move(view);
+  publish_view(self);
+  if (opened.current_changed) make_current(self, st.current);
+  if (st.wiring.settings)
+    self->send(st.wiring.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
+  return {
+      [self](const profile_load& req) { return load(self, req); },
+      [self](const profile_create& req) { return create(self, req); },
+      [self](const profile_save& req) { return save(self, req); },
+      [self](const profile_delete& req) { return remove(self, req); },
+      [self](const profile_get& req) { return get(self, req); },
+      [self](const settings_reloaded& reloaded) { reload(self, reloaded.settings); },
+  };
+}
+
+}  // namespace mixerd

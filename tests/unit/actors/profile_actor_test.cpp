@@ -1,0 +1,261 @@
+#include "actors/profiles/profile_actor.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <caf/all.hpp>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/mixer/mixer_actor.hpp"
+#include "actors/profiles/profile_folder.hpp"
+#include "protocol/messages.hpp"
+#include "tests/unit/support/actors.hpp"
+#include "tests/unit/support/files.hpp"
+
+using json = nlohmann::json;
+using mixerd::profile_outcome;
+using mixerd::profiles_view;
+using mixerd::test::playing;
+using mixerd::test::receive_within;
+using result = mixerd::profile_outcome::result;
+namespace fs = std::filesystem;
+namespace profiles = mixerd::profiles;
+
+namespace {
+
+// The profile actor over a temporary folder, with scoped actors playing the mixer, the macro
+// actor, the hub and the settings actor, and views of the mixer and macro state to save from.
+struct profiles_fixture : mixerd::test::actor_fixture {
+  mixerd::test::temp_dir data;
+  std::string folder = data.file("profiles");
+  caf::scoped_actor mixer{sys};
+  caf::scoped_actor macros{sys};
+  caf::scoped_actor hub{sys};
+  caf::scoped_actor settings{sys};
+  caf::scoped_actor client{sys};
+  std::shared_ptr<mixerd::published<mixerd::mixer_view>> mixer_state =
+      std::make_shared<mixerd::published<mixerd::mixer_view>>(
+          mixerd::mixer_view_of(mixerd::mixer_snapshot{}));
+  std::shared_ptr<mixerd::published<mixerd::macro_view>> macro_state;
+  std::shared_ptr<mixerd::published<profiles_view>> view;
+  mixerd::profiles_actor actor;
+
+  profiles_fixture() {
+    mixerd::macro_view pages;
+    pages.set = mixerd::macros::default_pages();
+    macro_state = std::make_shared<mixerd::published<mixerd::macro_view>>(std::move(pages));
+  }
+
+  void set_volume(int volume) {
+    auto mix = mixer_state->load()->mix;
+    mix.master_volume = volume;
+    mixer_state->store(mixerd::mixer_view_of(mix));
+  }
+
+  // Opens the folder as the system table does, spawns the actor and takes its watch message.
+  void start(const json& initial_settings = json::object(), bool with_macros = true) {
+    mixerd::profiles_wiring wiring{
+        folder,
+        playing<mixerd::mixer_actor>(mixer),
+        with_macros ? playing<mixerd::macros_actor>(macros) : mixerd::macros_actor{},
+        playing<mixerd::hub_actor>(hub),
+        playing<mixerd::settings_actor>(settings),
+        mixer_state,
+        macro_state};
+    auto opened = mixerd::open_profiles(folder, initial_settings, current_content(wiring));
+    view = std::make_shared<mixerd::published<profiles_view>>(
+        profiles_view{opened.profiles, opened.current});
+    actor = spawn<caf::detached>(mixerd::profiles_behavior, wiring, opened, view);
+    REQUIRE(receive_within(settings, [&](mixerd::watch_atom, const caf::actor&) {}));
+  }
+
+  template <class Request>
+  profile_outcome ask(Request req) {
+    return mixerd::test::ask<profile_outcome>(client, actor, std::move(req));
+  }
+
+  // The next settings put of current_profile.
+  std::string next_current_put() {
+    std::string out;
+    REQUIRE(receive_within(settings, [&](caf::put_atom, const std::string& key, const json& v) {
+      CHECK(key == "current_profile");
+      out = v.get<std::string>();
+    }));
+    return out;
+  }
+
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& p : view->load()->profiles)
+      out.push_back(p.name);
+    return out;
+  }
+
+  std::vector<std::string> files() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(folder))
+      out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  std::string current() const { return view->load()->current; }
+};
+
+}  // namespace
+
+TEST_CASE_FIXTURE(profiles_fixture, "first start: Default from the initial state is current") {
+  set_volume(37);
+  start();
+  CHECK(next_current_put() == "Default");
+  CHECK(names() == std::vector<std::string>{"Default"});
+  CHECK(current() == "Default");
+  CHECK(mixerd::test::file_mode(folder) == 0700);
+  CHECK(mixerd::test::file_mode(folder + "/Default.json") == 0600);
+  auto read = mixerd::profile_folder::read(folder, "Default");
+  REQUIRE_MESSAGE(read.file, read.error);
+  CHECK(read.file->content.mix.master_volume == 37);
+  CHECK(read.file->created.size() == 19);  // 2026-11-24T12:20:29
+  CHECK(read.file->created[10] == 'T');
+}
+
+TEST_CASE_FIXTURE(profiles_fixture, "a load applies the mixer part, then the macros, then tells") {
+  mixerd::profile_folder::ensure(folder);
+  profiles::profile_file game;
+  game.name = "Game";
+  game.content.mix.master_volume = 12;
+  game.content.macros.page_names = {"A", "B", "C", "D"};
+  REQUIRE_FALSE(mixerd::profile_folder::write(folder, game));
+  start({{"current_profile", "Game"}});
+  client->send(actor, mixerd::profile_load{"Game"});
+  REQUIRE(receive_within(mixer, [&](const mixerd::mixer_apply& req) {
+    CHECK(req.mix.master_volume == 12);
+    return true;
+  }));
+  // Nothing is told before the macros are applied too.
+  hub->receive([](caf::publish_atom, const mixerd::event&) { FAIL("published too early"); },
+               caf::after(std::chrono::milliseconds(50)) >> [] {});
+  REQUIRE(receive_within(macros, [&](const mixerd::macro_replace& req) {
+    CHECK(req.page_names[3] == "D");
+    return true;
+  }));
+  auto told = mixerd::test::as<mixerd::profile_change>(mixerd::test::next_published(hub));
+  CHECK(told.profile == "Game");
+  CHECK(next_current_put() == "Game");
+  profile_outcome out;
+  REQUIRE(receive_within(client, [&](const profile_outcome& o) { out = o; }));
+  CHECK(out.what == result::ok);
+  CHECK(out.body ==
+        json{{"success", true}, {"profile", "Game"}, {"message", "Profile load requested"}});
+  CHECK(current() == "Game");
+}
+
+TEST_CASE_FIXTURE(profiles_fixture, "a load without a macro actor applies the mixer part") {
+  start({}, false);
+  next_current_put();
+  client->send(actor, mixerd::profile_load{"Default"});
+  REQUIRE(receive_within(mixer, [&](const mixerd::mixer_apply&) { return true; }));
+  CHECK(mixerd::test::as<mixerd::profile_change>(mixerd::test::next_published(hub)).profile ==
+        "Default");
+}
+
+TEST_CASE_FIXTURE(profiles_fixture, "an unknown profile is not found, naming it") {
+  start();
+  next_current_put();
+  auto out = ask(mixerd::profile_load{"Nope"});
+  CHECK(out.what == result::not_found);
+  CHECK(out.error == "Profile 'Nope' not found");
+  CHECK(ask(mixerd::profile_get{"Nope"}).what == result::not_found);
+  CHECK(ask(mixerd::profile_delete{"Nope"}).what == result::not_found);
+  CHECK(ask(mixerd::profile_save{"Nope", std::nullopt, std::nullopt}).what == result::not_found);
+}
+
+TEST_CASE_FIXTURE(profiles_fixture, "create, save, rename and delete write the folder") {
+  start();
+  next_current_put();
+  set_volume(64);
+  auto made = ask(mixerd::profile_create{"a/b", "star"});
+  REQUIRE(made.what == result::ok);
+  CHECK(made.body["profile"]["name"] == "a/b");
+  CHECK(made.body["profile"]["icon"] == "star");
+  CHECK(made.body["profile"]["is_current"] == false);
+  CHECK(files() == std::vector<std::string>{"Default.json", "a%2Fb.json"});
+  CHECK(ask(mixerd::profile_create{"a/b", ""}).what == result::exists);
+  CHECK(ask(mixerd::profile_create{std::string("x\0y", 3), ""}).what == result::invalid);
+
+  auto one = ask(mixerd::profile_get{"a/b"});
+  REQUIRE(one.what == result::ok);
+  CHECK(one.body["volume"] == 64);
+
+  // Save the current state into it, with a new name; Default is the current one.
+  set_volume(10);
+  auto saved = ask(mixerd::profile_save{"a/b", std::nullopt, "../x"});
+  REQUIRE(saved.what == result::ok);
+  CHECK(saved.body["profile"]["icon"] == "star");
+  CHECK(files() == std::vector<std::string>{"%2E%2E%2Fx.json", "Default.json"});
+  CHECK(ask(mixerd::profile_get{"../x"}).body["volume"] == 10);
+  CHECK(ask(mixerd::profile_save{"../x", std::nullopt, "Default"}).what == result::exists);
+
+  // Renaming the current profile keeps it current.
+  auto renamed = ask(mixerd::profile_save{"Default", "home", "Home"});
+  REQUIRE(renamed.what == result::ok);
+  CHECK(renamed.body["profile"]["is_current"] == true);
+  CHECK(next_current_put() == "Home");
+  CHECK(current() == "Home");
+  CHECK(names() == std::vector<std::string>{"../x", "Home"});
+
+  auto refused = ask(mixerd::profile_delete{"Home"});
+  CHECK(refused.what == result::is_current);
+  CHECK(refused.error == "Profile 'Home' is the current profile; load another one first");
+  CHECK(ask(mixerd::profile_delete{"../x"}).what == result::ok);
+  CHECK(files() == std::vector<std::string>{"Home.json"});
+  CHECK(names() == std::vector<std::string>{"Home"});
+}
+
+TEST_CASE_FIXTURE(profiles_fixture, "a broken file is listed with its error and never written") {
+  mixerd::profile_folder::ensure(folder);
+  const std::string broken = "{\"name\": \"Bad\", \"sliders\": 3}\n";
+  mixerd::test::write_file(folder + "/Bad.json", broken);
+  mixerd::test::write_file(folder + "/.Bad.json.a1B2c3", "{\"half");  // a cut write
+  mixerd::test::write_file(folder + "/notes.txt", "kept");
+  start({{"current_profile", "Bad"}});
+  // Bad is the only profile and unusable: Default is made, but Bad stays current as asked.
+  CHECK(names() == std::vector<std::string>{"Bad", "Default"});
+  CHECK(current() == "Bad");
+  CHECK(files() == std::vector<std::string>{"Bad.json", "Default.json", "notes.txt"});
+  CHECK(view->load()->profiles[0].error == "sliders must be an array of 4 slider objects");
+
+  auto load = ask(mixerd::profile_load{"Bad"});
+  CHECK(load.what == result::broken);
+  CHECK(load.error.find("sliders must be an array") != std::string::npos);
+  CHECK(ask(mixerd::profile_save{"Bad", "x", std::nullopt}).what == result::broken);
+  CHECK(ask(mixerd::profile_save{"Default", std::nullopt, "Bad"}).what == result::exists);
+  CHECK(ask(mixerd::profile_create{"Bad", ""}).what == result::exists);
+  CHECK(mixerd::test::read_file(folder + "/Bad.json") == broken);
+
+  // Fixed by hand, it loads.
+  profiles::profile_file fixed;
+  fixed.name = "Bad";
+  fixed.content.macros.page_names = mixerd::macros::default_pages().page_names;
+  REQUIRE_FALSE(mixerd::profile_folder::write(folder, fixed));
+  client->send(actor, mixerd::profile_load{"Bad"});
+  REQUIRE(receive_within(mixer, [&](const mixerd::mixer_apply&) { return true; }));
+  REQUIRE(receive_within(macros, [&](const mixerd::macro_replace&) { return true; }));
+  CHECK(mixerd::test::as<mixerd::profile_change>(mixerd::test::next_published(hub)).profile ==
+        "Bad");
+  CHECK(view->load()->profiles[0].error.empty());
+}
+
+TEST_CASE_FIXTURE(profiles_fixture, "a current_profile naming no profile falls back to Default") {
+  start({{"current_profile", "Gone"}});
+  CHECK(current() == "Default");
+  CHECK(next_current_put() == "Default");
+  // Saved when it already is what settings.json says: no put.
+  mixerd::profiles_opened again =
+      mixerd::open_profiles(folder, {{"current_profile", "Default"}}, {});
+  CHECK_FALSE(again.current_changed);
+  CHECK(again.profiles.size() == 1);
+}
