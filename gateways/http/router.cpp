@@ -207,7 +207,8 @@ bool match_pattern(std::string_view pattern, std::string_view path,
     path.remove_prefix(part.size());
     if (p) {
       segments.emplace_back(text(part));
-    } else if (want != text(part)) {
+    } else if (part.find('%') == std::string_view::npos ? want != part : want != text(part)) {
+      // (Decoding only a segment that has an escape keeps the common request free of copies.)
       return false;
     }
   }
