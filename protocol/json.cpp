@@ -47,6 +47,43 @@ void complete_initial_state(json& state) {
     state["profiles"] = {{"profiles", json::array()}, {"current", ""}};
 }
 
+bool nested_deeper_than(const json& root, int limit) {
+  std::vector<std::pair<const json*, int>> todo{{&root, 1}};
+  while (!todo.empty()) {
+    const auto [value, depth] = todo.back();
+    todo.pop_back();
+    if (!value->is_structured()) continue;
+    if (depth > limit) return true;
+    for (const auto& item : *value)
+      todo.emplace_back(&item, depth + 1);
+  }
+  return false;
+}
+
+std::optional<json> parse_depth_limited(std::string_view text, int max_depth, std::string& error) {
+  // The depth passed is the number of containers already open around the new one.
+  bool too_deep = false;
+  auto depth_guard = [&too_deep, max_depth](int depth, json::parse_event_t event, json&) {
+    using ev = json::parse_event_t;
+    if ((event == ev::object_start || event == ev::array_start) && depth + 1 > max_depth)
+      too_deep = true;
+    return !too_deep;
+  };
+  json j;
+  try {
+    j = json::parse(text.begin(), text.end(), depth_guard);
+  } catch (const json::exception& e) {
+    // Not only parse_error: a number too large for a double (1e400) is an out_of_range.
+    error = std::string("not valid JSON: ") + e.what();
+    return std::nullopt;
+  }
+  if (too_deep) {
+    error = "nested deeper than " + std::to_string(max_depth) + " levels";
+    return std::nullopt;
+  }
+  return j;
+}
+
 std::optional<assignment> assignment_from_json(const json& j, std::string& problem) {
   if (!j.is_object()) {
     problem = "must be an object with a 'type'";

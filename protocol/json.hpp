@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "protocol/device.hpp"
 #include "protocol/events.hpp"
@@ -26,6 +27,16 @@ json volume_to_json(int volume);  // {"volume": v}
 // controller interface). Capabilities contribute their keys; a key that no running capability
 // fills gets its empty shape here, so clients that read it keep working.
 void complete_initial_state(json& state);
+
+// True when `root` nests arrays and objects more than `limit` levels deep. Without recursion:
+// nlohmann's copy and dump recurse, so a value from a request body or a file nested thousands of
+// levels deep is refused before anything copies or encodes it.
+bool nested_deeper_than(const json& root, int limit);
+
+// Parses the text of a file, refusing containers nested more than `max_depth` levels deep while
+// it reads. nullopt with `error` "not valid JSON: ..." (a number beyond a double included) or
+// "nested deeper than N levels".
+std::optional<json> parse_depth_limited(std::string_view text, int max_depth, std::string& error);
 
 // Reads an assignment as stored in settings or sent by a client. On failure returns nullopt
 // and sets `problem` to a sentence naming the field, e.g. "names must be an array of strings".

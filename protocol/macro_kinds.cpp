@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "protocol/hotkeys.hpp"
+#include "protocol/json.hpp"
 #include "protocol/macro_reader.hpp"
 #include "protocol/macros.hpp"
 #include "protocol/uri.hpp"
@@ -67,20 +68,6 @@ constexpr std::size_t max_profile_name_bytes = 64;
 constexpr std::size_t max_header_value_bytes = 4096;
 constexpr std::size_t max_plugin_fields_bytes = 16 * 1024;
 constexpr int max_plugin_nesting = 16;
-
-// Without recursion (the value may come from a request body nested thousands of levels deep).
-bool nested_deeper_than(const json& root, int limit) {
-  std::vector<std::pair<const json*, int>> todo{{&root, 1}};
-  while (!todo.empty()) {
-    const auto [value, depth] = todo.back();
-    todo.pop_back();
-    if (!value->is_structured()) continue;
-    if (depth > limit) return true;
-    for (const auto& item : *value)
-      todo.emplace_back(&item, depth + 1);
-  }
-  return false;
-}
 
 // One macro object being read into its stored form.
 class macro_reader {
@@ -345,7 +332,7 @@ bool macro_reader::plugin() {
                    }))
     return fail("plugin_type", "must be 1 to 64 letters, digits, '_', '-' or '.'");
   // Copying and encoding JSON recurse: a deeply nested value is refused before either.
-  if (nested_deeper_than(in_, max_plugin_nesting))
+  if (mixerd::json::nested_deeper_than(in_, max_plugin_nesting))
     return fail("plugin_type", "has fields nested deeper than " +
                                    std::to_string(max_plugin_nesting) + " levels with it");
   json own = json::object();

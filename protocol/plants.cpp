@@ -1,4 +1,5 @@
 #include "protocol/plants.hpp"
+#include "protocol/json.hpp"
 #include "protocol/uri.hpp"
 
 #include <charconv>
@@ -85,27 +86,9 @@ parsed_plants parse_plants(std::string_view text) {
     out.error = "empty; expected a JSON array of plants";
     return out;
   }
-  // The depth passed is the number of containers already open around the new one.
-  bool too_deep = false;
-  auto depth_guard = [&too_deep](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
-    using ev = nlohmann::json::parse_event_t;
-    if ((event == ev::object_start || event == ev::array_start) && depth + 1 > max_json_depth)
-      too_deep = true;
-    return !too_deep;
-  };
-  try {
-    out.list = nlohmann::json::parse(text.begin(), text.end(), depth_guard);
-  } catch (const nlohmann::json::exception& e) {
-    // Not only parse_error: a number too large for a double (1e400) is an out_of_range.
-    out.list = nlohmann::json::array();
-    out.error = std::string("not valid JSON: ") + e.what();
-    return out;
-  }
-  if (too_deep) {
-    out.list = nlohmann::json::array();
-    out.error = "nested deeper than " + std::to_string(max_json_depth) + " levels";
-    return out;
-  }
+  auto list = mixerd::json::parse_depth_limited(text, max_json_depth, out.error);
+  if (!list) return out;
+  out.list = std::move(*list);
   out.error = validate_plants(out.list);
   if (!out.ok()) out.list = nlohmann::json::array();
   return out;

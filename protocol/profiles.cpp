@@ -254,28 +254,10 @@ parsed_profile parse_profile(std::string_view text) {
     out.error = "empty; expected a JSON object";
     return out;
   }
-  // The depth passed is the number of containers already open around the new one.
-  bool too_deep = false;
-  auto depth_guard = [&too_deep](int depth, json::parse_event_t event, json&) {
-    using ev = json::parse_event_t;
-    if ((event == ev::object_start || event == ev::array_start) && depth + 1 > max_json_depth)
-      too_deep = true;
-    return !too_deep;
-  };
-  json j;
-  try {
-    j = json::parse(text.begin(), text.end(), depth_guard);
-  } catch (const json::exception& e) {
-    // Not only parse_error: a number too large for a double (1e400) is an out_of_range.
-    out.error = std::string("not valid JSON: ") + e.what();
-    return out;
-  }
-  if (too_deep) {
-    out.error = "nested deeper than " + std::to_string(max_json_depth) + " levels";
-    return out;
-  }
+  auto j = mixerd::json::parse_depth_limited(text, max_json_depth, out.error);
+  if (!j) return out;
   profile_file file;
-  out.error = parse_fields(j, file);
+  out.error = parse_fields(*j, file);
   if (out.error.empty()) out.file = std::move(file);
   return out;
 }

@@ -171,23 +171,10 @@ std::optional<problem> check_log_level(const json& s) {
 // there. The parser and the destructor do not recurse, and neither does this check.
 constexpr int max_nesting = 64;
 
-bool nested_deeper_than(const json& root, int limit) {
-  std::vector<std::pair<const json*, int>> todo{{&root, 1}};
-  while (!todo.empty()) {
-    const auto [value, depth] = todo.back();
-    todo.pop_back();
-    if (!value->is_structured()) continue;
-    if (depth > limit) return true;
-    for (const auto& item : *value)
-      todo.emplace_back(&item, depth + 1);
-  }
-  return false;
-}
-
 std::optional<problem> check_nesting(const json& s) {
   // The top level is the first level.
   for (const auto& [key, value] : s.items())
-    if (nested_deeper_than(value, max_nesting - 1))
+    if (mixerd::json::nested_deeper_than(value, max_nesting - 1))
       return problem{key, "is nested deeper than " + std::to_string(max_nesting) + " levels"};
   return std::nullopt;
 }

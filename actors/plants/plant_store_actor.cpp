@@ -27,35 +27,6 @@ std::string token_from(const nlohmann::json& settings) {
   return it != settings.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-enum class read_status { ok, missing, failed };
-
-// Reads at most `limit` bytes (one more than the bound, so that an oversized file shows).
-read_status read_bounded(const std::string& path, std::size_t limit, std::string& text,
-                         std::string& error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return read_status::missing;
-    error = std::string("cannot be read: ") + std::strerror(errno);
-    return read_status::failed;
-  }
-  text.assign(limit, '\0');
-  std::size_t done = 0;
-  while (done < limit) {
-    auto n = ::read(fd, text.data() + done, limit - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      error = std::string("cannot be read: ") + std::strerror(errno);
-      ::close(fd);
-      return read_status::failed;
-    }
-    if (n == 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  text.resize(done);
-  return read_status::ok;
-}
-
 // Loads plants.json into the state, the way it is done at start: a missing file gets the
 // sample plants; a broken one leaves the store unavailable and the file untouched.
 void load(self_ptr self) {
@@ -64,8 +35,8 @@ void load(self_ptr self) {
   settings_file::remove_leftover_temporaries(st.path);
   std::string text;
   std::string error;
-  switch (read_bounded(st.path, plants::max_file_bytes + 1, text, error)) {
-    case read_status::missing: {
+  switch (settings_file::read_bounded(st.path, plants::max_file_bytes + 1, text, error)) {
+    case settings_file::read_status::missing: {
       st.plants = plants::sample_plants();
       st.broken.clear();
       if (auto ec = settings_file::write_atomically(st.path, plants::serialize(st.plants)))
@@ -74,9 +45,9 @@ void load(self_ptr self) {
         log::info(component, "wrote ", st.plants.size(), " sample plants to ", st.path);
       return;
     }
-    case read_status::failed:
+    case settings_file::read_status::failed:
       break;
-    case read_status::ok: {
+    case settings_file::read_status::ok: {
       auto parsed = plants::parse_plants(text);
       if (parsed.ok()) {
         st.plants = std::move(parsed.list);

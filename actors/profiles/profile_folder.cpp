@@ -38,35 +38,6 @@ void sync_folder(const std::string& folder) {
   ::close(fd);
 }
 
-enum class read_status { ok, missing, failed };
-
-// Reads at most `limit` bytes (one more than the bound, so that an oversized file shows).
-read_status read_bounded(const std::string& path, std::size_t limit, std::string& text,
-                         std::string& error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
-    if (errno == ENOENT) return read_status::missing;
-    error = std::string("cannot be read: ") + std::strerror(errno);
-    return read_status::failed;
-  }
-  text.assign(limit, '\0');
-  std::size_t done = 0;
-  while (done < limit) {
-    auto n = ::read(fd, text.data() + done, limit - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      error = std::string("cannot be read: ") + std::strerror(errno);
-      ::close(fd);
-      return read_status::failed;
-    }
-    if (n == 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  text.resize(done);
-  return read_status::ok;
-}
-
 }  // namespace
 
 std::error_code ensure(const std::string& folder) {
@@ -95,13 +66,14 @@ std::string path_of(const std::string& folder, const std::string& name) {
 read_result read(const std::string& folder, const std::string& name) {
   read_result out;
   std::string text;
-  switch (read_bounded(path_of(folder, name), profiles::max_file_bytes + 1, text, out.error)) {
-    case read_status::missing:
+  switch (settings_file::read_bounded(path_of(folder, name), profiles::max_file_bytes + 1, text,
+                                      out.error, /*follow_links=*/false)) {
+    case settings_file::read_status::missing:
       out.missing = true;
       return out;
-    case read_status::failed:
+    case settings_file::read_status::failed:
       return out;
-    case read_status::ok:
+    case settings_file::read_status::ok:
       break;
   }
   auto parsed = profiles::parse_profile(text);

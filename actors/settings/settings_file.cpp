@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -84,6 +85,32 @@ load_result load(const std::string& path) {
 
 std::string serialize(const nlohmann::json& settings) {
   return settings.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+read_status read_bounded(const std::string& path, std::size_t limit, std::string& text,
+                         std::string& error, bool follow_links) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (follow_links ? 0 : O_NOFOLLOW));
+  if (fd < 0) {
+    if (errno == ENOENT) return read_status::missing;
+    error = std::string("cannot be read: ") + std::strerror(errno);
+    return read_status::failed;
+  }
+  text.assign(limit, '\0');
+  std::size_t done = 0;
+  while (done < limit) {
+    auto n = ::read(fd, text.data() + done, limit - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = std::string("cannot be read: ") + std::strerror(errno);
+      ::close(fd);
+      return read_status::failed;
+    }
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  text.resize(done);
+  return read_status::ok;
 }
 
 std::error_code write_atomically(const std::string& path, const std::string& contents) {

@@ -42,6 +42,13 @@ update_result update(const paths& where, const std::function<bool(nlohmann::json
 // Temp file in the same folder, fsync, rename over, fsync the folder; mode 0600.
 std::error_code write_atomically(const std::string& path, const std::string& contents);
 
+// Reads at most `limit` bytes of a file (pass one more than the file's bound, so that an
+// oversized file shows). `missing` when it does not exist; `failed` with `error` ("cannot be
+// read: <reason>") otherwise. With `follow_links` false a symbolic link is not followed (fails).
+enum class read_status { ok, missing, failed };
+read_status read_bounded(const std::string& path, std::size_t limit, std::string& text,
+                         std::string& error, bool follow_links = true);
+
 // Removes what a write_atomically cut short by a kill leaves behind: ".NAME.XXXXXX" files next
 // to `path`. Only for the file's one writer, while no write of its own is under way.
 void remove_leftover_temporaries(const std::string& path);

@@ -11,6 +11,7 @@
 //   settings_schema::validate reports the same key as validate_settings.
 #include <string>
 
+#include "protocol/json.hpp"
 #include "protocol/macros.hpp"
 #include "protocol/settings_schema.hpp"
 #include "protocol/validation.hpp"
@@ -20,21 +21,6 @@ namespace {
 
 using nlohmann::json;
 using namespace mixerd;
-
-// The daemon copies and encodes settings only once settings_schema has checked their nesting;
-// this target does the same before it copies the input.
-bool deeper_than(const json& root, int limit) {
-  std::vector<std::pair<const json*, int>> todo{{&root, 1}};
-  while (!todo.empty()) {
-    const auto [value, depth] = todo.back();
-    todo.pop_back();
-    if (!value->is_structured()) continue;
-    if (depth > limit) return true;
-    for (const auto& item : *value)
-      todo.emplace_back(&item, depth + 1);
-  }
-  return false;
-}
 
 bool holds_command(const json& fields) {
   if (fields.value("type", "") == "command") return true;
@@ -122,7 +108,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   macros::parse_macro(input, macros::origin::api, error);
   std::string key;
   macros::validate_settings(input, key, error);
-  if (deeper_than(input, 60)) return 0;
+  // The daemon copies and encodes settings only once settings_schema has checked their
+  // nesting; this target does the same before it copies the input.
+  if (mixerd::json::nested_deeper_than(input, 60)) return 0;
 
   check_macro(input, macros::origin::api, context);
   check_macro(input, macros::origin::settings, context);
