@@ -176,13 +176,22 @@ std::string perform(const http_job& job) {
   return "";
 }
 
+// The helper actors take their work as spawn arguments: CAF 0.17 dereferences a null argument
+// tuple when a function actor takes none (UBSan reports it).
+void http_helper(caf::event_based_actor*, const http_job& job, step_ref at, const caf::actor& me) {
+  auto error = perform(job);
+  caf::anon_send(me, macro_step_done{at.run, at.step, error.empty(), error});
+}
+
+void hotkey_helper(caf::event_based_actor*, const hotkeys::combo& combo, step_ref at,
+                   const caf::actor& me) {
+  auto error = keyboard::press(combo);
+  caf::anon_send(me, macro_step_done{at.run, at.step, error.empty(), error});
+}
+
 void run_http_macro(self_ptr self, step_ref at, const json& fields) {
-  auto job = http_job_of(fields);
-  self->system().spawn<caf::detached>(
-      [job = std::move(job), at, me = caf::actor_cast<caf::actor>(self)](caf::event_based_actor*) {
-        auto error = perform(job);
-        caf::anon_send(me, macro_step_done{at.run, at.step, error.empty(), error});
-      });
+  self->system().spawn<caf::detached>(http_helper, http_job_of(fields), at,
+                                      caf::actor_cast<caf::actor>(self));
   // The answer must come within the limit, however slowly the server trickles it.
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(macros::http_timeout);
   self->delayed_send(self, macros::http_timeout,
@@ -194,11 +203,7 @@ void run_hotkey_macro(self_ptr self, step_ref at, const json& fields) {
   std::string why;
   auto combo = hotkeys::parse(fields.at("key").get<std::string>(), why);
   if (!combo) return report(self, at, "key " + why);
-  self->system().spawn<caf::detached>(
-      [combo = *combo, at, me = caf::actor_cast<caf::actor>(self)](caf::event_based_actor*) {
-        auto error = keyboard::press(combo);
-        caf::anon_send(me, macro_step_done{at.run, at.step, error.empty(), error});
-      });
+  self->system().spawn<caf::detached>(hotkey_helper, *combo, at, caf::actor_cast<caf::actor>(self));
 }
 
 // ---- mute, volume, profile: requests to their owners -----------------------------------------
