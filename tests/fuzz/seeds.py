@@ -145,6 +145,12 @@ LIVE_COOKIE = "Cookie: controller_session=" + "ab" * 32
 KEY = "X-API-Key: 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 HTTP = {
     "get-status": request("GET", "/api/status"),
+    "profiles": request("GET", "/api/profiles") + request("GET", "/api/profiles/current") +
+    request("GET", "/api/profiles/a%2Fb%20%E2%98%86"),
+    "profile-load": request("POST", "/api/profiles/load", '{"name": "Default"}'),
+    "profile-create": request("POST", "/api/profiles", '{"name": "../x", "icon": "star"}'),
+    "profile-rename": request("PUT", "/api/profiles/..%2Fx", '{"new_name": "a/b", "icon": ""}'),
+    "profile-delete-nul": request("DELETE", "/api/profiles/a%00b"),
     "get-sliders-keepalive": request("GET", "/api/sliders") + request("GET", "/api/mutes"),
     "post-slider": request("POST", "/api/sliders/2", '{"value": 57}'),
     "post-slider-float": request("POST", "/api/sliders/4", '{"value": 57.0}'),
