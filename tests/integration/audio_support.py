@@ -9,7 +9,10 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import time
+
+import pytest
 
 PULSEAUDIO = shutil.which("pulseaudio") or "/usr/bin/pulseaudio"
 
@@ -94,3 +97,13 @@ def volume_of(obj):
     """The volume when all channels agree (mixerd sets them all alike), else None."""
     values = set(percents(obj))
     return values.pop() if len(values) == 1 else None
+
+
+@pytest.fixture
+def pulse():
+    """A private PulseAudio for one test (tests import this fixture by name)."""
+    runtime = tempfile.mkdtemp(prefix="mixerd-pa-", dir="/tmp")  # short: unix socket paths
+    server = PulseServer(runtime).start()
+    yield server
+    server.kill()
+    shutil.rmtree(runtime, ignore_errors=True)

@@ -1,21 +1,10 @@
 """Sliders, mutes and master volume against a real PulseAudio daemon, checked with pactl."""
-import shutil
-import tempfile
 
 import pytest
 
-from audio_support import PulseServer, percents, volume_of
+from audio_support import percents, pulse, volume_of  # noqa: F401 (pulse: a fixture)
 from conftest import get_json, http, wait_until
 from socketio_support import PyClient
-
-
-@pytest.fixture
-def pulse():
-    runtime = tempfile.mkdtemp(prefix="mixerd-pa-", dir="/tmp")  # short: unix socket paths
-    server = PulseServer(runtime).start()
-    yield server
-    server.kill()
-    shutil.rmtree(runtime, ignore_errors=True)
 
 
 def audio_connected(daemon):

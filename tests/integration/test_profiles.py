@@ -4,24 +4,13 @@ device and emits every event, profile_change last; Default on a first start; the
 across a restart; broken files; names that would leave the folder; the 4xx answers."""
 import json
 import os
-import shutil
-import tempfile
 import urllib.parse
 
 import pytest
 
-from audio_support import PulseServer, volume_of
+from audio_support import pulse, volume_of  # noqa: F401 (pulse: a fixture)
 from conftest import get_json, http, wait_until
 from socketio_support import clients  # noqa: F401 (a fixture)
-
-
-@pytest.fixture
-def pulse():
-    runtime = tempfile.mkdtemp(prefix="mixerd-pa-", dir="/tmp")  # short: unix socket paths
-    server = PulseServer(runtime).start()
-    yield server
-    server.kill()
-    shutil.rmtree(runtime, ignore_errors=True)
 
 
 def profiles_dir(daemon):
