@@ -35,6 +35,9 @@ GROUP_KEYS = {"sliders", "mutes", "master_volume", "toast_handlers", "toast_api_
 def seed_files(data, rng, first_id=1):
     settings = {
         "x_fault_test": {"kept": [1, "two", None], "why": "unknown keys survive every write"},
+        # The profile capability names the current profile on first start; seeded so that the
+        # file's other keys stay exactly as written.
+        "current_profile": "Default",
         "toast_api_key": "%064x" % rng.getrandbits(256),
         "plant_store_token": "%064x" % rng.getrandbits(256),
         "toast_handlers": {h: True for h in HANDLER_IDS},
