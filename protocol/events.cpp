@@ -48,6 +48,26 @@ nlohmann::json audio_status_change::to_json() const {
   return {{"connected", connected}, {"server", server}};
 }
 
+nlohmann::json smarthome_change::to_json() const {
+  return json::to_json(device);
+}
+
+nlohmann::json smarthome_status::to_json() const {
+  return {{"connected", connected}};
+}
+
+nlohmann::json stream_change::to_json() const {
+  return {{"scene", scene}};
+}
+
+nlohmann::json stream_status::to_json() const {
+  return {{"connected", connected}, {"streaming", streaming}, {"recording", recording}};
+}
+
+nlohmann::json music_change::to_json() const {
+  return state ? json::to_json(*state) : nlohmann::json(nullptr);
+}
+
 nlohmann::json serial_raw::to_json() const {
   return {{"data", line}};
 }

@@ -8,6 +8,7 @@
 #include <bitset>
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -91,6 +92,43 @@ struct audio_status_change {
   std::string server;
   nlohmann::json to_json() const;
 };
+// A listed Home Assistant entity changed (state, brightness or name).
+struct smarthome_change {
+  static constexpr std::string_view wire_name = "smarthome_change";
+  static constexpr bool for_clients = true;
+  smarthome_device device;
+  nlohmann::json to_json() const;
+};
+// The Home Assistant connection: authenticated and states loaded, or not.
+struct smarthome_status {
+  static constexpr std::string_view wire_name = "smarthome_status";
+  static constexpr bool for_clients = true;
+  bool connected = false;
+  nlohmann::json to_json() const;
+};
+// The streaming software's program scene changed.
+struct stream_change {
+  static constexpr std::string_view wire_name = "stream_change";
+  static constexpr bool for_clients = true;
+  std::string scene;
+  nlohmann::json to_json() const;
+};
+// The streaming software's connection, streaming and recording state.
+struct stream_status {
+  static constexpr std::string_view wire_name = "stream_status";
+  static constexpr bool for_clients = true;
+  bool connected = false;
+  bool streaming = false;
+  bool recording = false;
+  nlohmann::json to_json() const;
+};
+// The active music player's state changed (none: no player; null on the wire).
+struct music_change {
+  static constexpr std::string_view wire_name = "music_change";
+  static constexpr bool for_clients = true;
+  std::optional<music_state> state;
+  nlohmann::json to_json() const;
+};
 // A device line no codec rule understood (boot chatter, newer firmware); for plugins.
 struct serial_raw {
   static constexpr std::string_view wire_name = "serial_raw";
@@ -106,9 +144,11 @@ struct device_input {
   nlohmann::json to_json() const;
 };
 
-using event = std::variant<slider_change, assignment_change, mute_change, volume_change,
-                           profile_change, macro_executed, macro_page_change, macros_change,
-                           device_status_change, audio_status_change, serial_raw, device_input>;
+using event =
+    std::variant<slider_change, assignment_change, mute_change, volume_change, profile_change,
+                 macro_executed, macro_page_change, macros_change, device_status_change,
+                 audio_status_change, smarthome_change, smarthome_status, stream_change,
+                 stream_status, music_change, serial_raw, device_input>;
 
 // ---- Topics: a subscriber names the event kinds it wants (one topic per event type) ----------
 

@@ -41,6 +41,20 @@ json volume_to_json(int volume) {
   return {{"volume", volume}};
 }
 
+json to_json(const smarthome_device& d) {
+  return {{"entity_id", d.entity_id},
+          {"friendly_name", d.friendly_name},
+          {"state", d.state},
+          {"brightness", d.brightness ? json(*d.brightness) : json(nullptr)},
+          {"domain", d.domain}};
+}
+
+json to_json(const music_state& m) {
+  return {{"player", m.player},      {"status", m.status}, {"title", m.title},
+          {"artist", m.artist},      {"album", m.album},   {"art_url", m.art_url},
+          {"length_ms", m.length_ms}};
+}
+
 void complete_initial_state(json& state) {
   if (!state.contains("macros")) state["macros"] = macros::to_json(macros::default_pages());
   if (!state.contains("profiles"))

@@ -21,7 +21,9 @@ json slider_to_json(int index, const slider_state& s);  // index 1-4
 json sliders_to_json(const mixer_snapshot& m);          // {"sliders": [...]}
 json mutes_to_json(const mute_states& m);               // {"individual": [...], "master": b}
 json status_to_json(const device_status& d, bool audio_connected);
-json volume_to_json(int volume);  // {"volume": v}
+json volume_to_json(int volume);          // {"volume": v}
+json to_json(const smarthome_device& d);  // the Smart-home device
+json to_json(const music_state& m);       // the Music state
 
 // initial_state must hold at least sliders, macros, profiles, status and connected (the
 // controller interface). Capabilities contribute their keys; a key that no running capability

@@ -223,7 +223,7 @@ bool macro_reader::http() {
   const json* url = find("url");
   if (url == nullptr) return missing("url");
   if (!url->is_string() || url->get_ref<const std::string&>().size() > macros::max_url_bytes ||
-      !macros::split_url(url->get_ref<const std::string&>()))
+      !uri::split_url(url->get_ref<const std::string&>()))
     return fail("url", "must be an http or https URL of at most " +
                            std::to_string(macros::max_url_bytes) + " bytes");
   out["url"] = *url;

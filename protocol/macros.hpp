@@ -151,17 +151,6 @@ bool validate_settings(const nlohmann::json& macros, std::string& key, std::stri
 // Command macros are allowed (profiles are files on the machine, like settings.json).
 std::optional<macro_replace> parse_profile_macros(const nlohmann::json& j, std::string& error);
 
-// The parts of a validated http macro's url, as the HTTP client needs them.
-struct url_parts {
-  bool tls = false;  // https
-  std::string host;  // without the brackets of an IPv6 literal
-  int port = 80;
-  std::string target;  // path and query, "/" when the url has none
-};
-// Splits an http or https URL (no user name or password, no fragment, no blank or control
-// byte); nullopt when it is not one.
-std::optional<url_parts> split_url(std::string_view url);
-
 // JSON layouts.
 nlohmann::json to_json(const macro_pages& set);                 // the Macro page set
 nlohmann::json pages_to_json(const macro_pages& set);           // GET /api/macros/pages

@@ -10,6 +10,8 @@ build_packages=(build-essential cmake pkg-config ccache
   libpulse-dev doctest-dev)
 # Hotkey macros press keys through XTest on the X server of $DISPLAY when uinput is not writable.
 build_packages+=(libx11-dev libxtst-dev)
+# The music capability follows MPRIS players on the session D-Bus through sd-bus.
+build_packages+=(libsystemd-dev)
 # The integration tests drive the Socket.IO server with Debian's python-socketio (requests for
 # polling, websocket-client for websocket) and with socket.io-client from npm (node). The audio
 # tests run a real PulseAudio daemon and check it with pactl (pulseaudio-utils).
@@ -23,6 +25,11 @@ test_packages+=(iproute2 wrk)
 # The hotkey test runs a headless X server (Xvfb) and records the keys it receives with
 # python3-xlib's RECORD client.
 test_packages+=(xvfb python3-xlib)
+# The integrations' tests: real OBS Studio (with its built-in obs-websocket) under Xvfb, real mpv
+# with mpv-mpris on a private D-Bus playing a tone made by sox, playerctl to drive it, and
+# python3-websockets for the Home Assistant fake and for checking OBS through its own API.
+test_packages+=(obs-studio xauth libgl1-mesa-dri mpv mpv-mpris dbus-daemon sox playerctl
+  python3-websockets)
 # The benchmark driver (tools/bench/run.sh) adds wrk for HTTP throughput; its clients and its Node
 # peer (tools/bench/node_peer, socket.io from npm) run on the test packages' nodejs and npm.
 bench_packages=(wrk)

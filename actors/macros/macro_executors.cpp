@@ -110,7 +110,7 @@ void run_command_macro(self_ptr self, step_ref at, const json& fields) {
 // ---- http and hotkey: blocking calls on a detached helper actor ------------------------------
 
 struct http_job {
-  macros::url_parts url;
+  uri::url_parts url;
   std::string method;
   std::string body;
   httplib::Headers headers;
@@ -119,7 +119,7 @@ struct http_job {
 
 http_job http_job_of(const json& fields) {
   http_job job;
-  job.url = *macros::split_url(fields.at("url").get<std::string>());
+  job.url = *uri::split_url(fields.at("url").get<std::string>());
   job.method = fields.value("method", "POST");
   job.body = fields.value("body", "");
   if (auto h = fields.find("headers"); h != fields.end())

@@ -14,6 +14,7 @@
 #include "protocol/json.hpp"
 #include "protocol/macros.hpp"
 #include "protocol/settings_schema.hpp"
+#include "protocol/uri.hpp"
 #include "protocol/validation.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
@@ -57,7 +58,7 @@ void check_macro(const json& input, macros::origin from, const std::string& cont
   check_device_text(m->fields, context);
   if (from == macros::origin::api) FUZZ_CHECK(!holds_command(m->fields), context);
   if (m->kind == macro_kind::http)
-    FUZZ_CHECK(macros::split_url(m->fields.at("url").get<std::string>()), context);
+    FUZZ_CHECK(uri::split_url(m->fields.at("url").get<std::string>()), context);
   if (m->kind == macro_kind::sequence) {
     const auto& steps = m->fields.at("steps");
     FUZZ_CHECK(!steps.empty() && steps.size() <= macros::max_sequence_steps, context);

@@ -171,25 +171,6 @@ TEST_CASE("command macros come only from settings.json: the API's are forbidden,
         "argv[1] must be a string");
 }
 
-TEST_CASE("urls are split for the client, and only http and https ones are urls") {
-  auto u = macros::split_url("HTTPS://Hub.local:8123/api/webhook/x?a=1");
-  REQUIRE(u);
-  CHECK(u->tls);
-  CHECK(u->host == "Hub.local");
-  CHECK(u->port == 8123);
-  CHECK(u->target == "/api/webhook/x?a=1");
-  auto plain = macros::split_url("http://127.0.0.1");
-  REQUIRE(plain);
-  CHECK(plain->port == 80);
-  CHECK(plain->target == "/");
-  CHECK(macros::split_url("http://example.com?q")->target == "/?q");
-  CHECK(macros::split_url("http://[fe80::1]:81/")->host == "fe80::1");
-  for (const char* bad :
-       {"", "http://", "http:///x", "http://x:0/", "http://x:65536/", "http://x:/", "http://a b/",
-        "http://x/#frag", "file:///etc/passwd", "http://user@x/", "http://[::1/", "//x/"})
-    CHECK_MESSAGE(!macros::split_url(bad), bad);
-}
-
 TEST_CASE("the page set in settings.json: defaults, short pages, and the key of a problem") {
   auto defaults = macros::pages_from_settings(json::object());
   CHECK(defaults.current_page == 0);

@@ -64,3 +64,30 @@ TEST_CASE("iequals compares ASCII case-insensitively") {
   CHECK(uri::iequals("\xc3\x84", "\xc3\x84"));
   CHECK_FALSE(uri::iequals("\xc3\x84", "\xc3\xa4"));
 }
+
+TEST_CASE("urls are split for the client, and only http and https ones are urls") {
+  auto u = uri::split_url("HTTPS://Hub.local:8123/api/webhook/x?a=1");
+  REQUIRE(u);
+  CHECK(u->tls);
+  CHECK(u->host == "Hub.local");
+  CHECK(u->port == 8123);
+  CHECK(u->target == "/api/webhook/x?a=1");
+  auto plain = uri::split_url("http://127.0.0.1");
+  REQUIRE(plain);
+  CHECK(plain->port == 80);
+  CHECK(plain->target == "/");
+  CHECK(uri::split_url("http://example.com?q")->target == "/?q");
+  CHECK(uri::split_url("http://[fe80::1]:81/")->host == "fe80::1");
+  for (const char* bad :
+       {"", "http://", "http:///x", "http://x:0/", "http://x:65536/", "http://x:/", "http://a b/",
+        "http://x/#frag", "file:///etc/passwd", "http://user@x/", "http://[::1/", "//x/"})
+    CHECK_MESSAGE(!uri::split_url(bad), bad);
+  auto ws = uri::split_url("wss://obs.lan:4455", uri::url_family::ws);
+  REQUIRE(ws);
+  CHECK(ws->tls);
+  CHECK(ws->port == 4455);
+  CHECK(ws->target == "/");
+  CHECK(uri::split_url("ws://127.0.0.1/", uri::url_family::ws)->port == 80);
+  CHECK(!uri::split_url("http://obs.lan:4455", uri::url_family::ws));
+  CHECK(!uri::split_url("ws://obs.lan:4455"));
+}
