@@ -13,6 +13,7 @@
 #include "actors/plants/plant_store_actor.hpp"
 #include "actors/profiles/profile_actor.hpp"
 #include "actors/settings/settings_actor.hpp"
+#include "actors/smarthome/smarthome_actor.hpp"
 #include "actors/toast/toast_actor.hpp"
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
@@ -110,7 +111,8 @@ const capability_row capability_table[] = {
        if (auto view = dir.view<macro_view>()) state["macros"] = macros::to_json(view->set);
      },
      [](const directory& dir, const caf::actor& self) {
-       caf::anon_send(caf::actor_cast<macros_impl>(self), macro_links{dir.get<profiles_actor>()});
+       caf::anon_send(caf::actor_cast<macros_impl>(self),
+                      macro_links{dir.get<profiles_actor>(), dir.get<smarthome_actor>()});
      }},
     {"auth",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
@@ -146,6 +148,20 @@ const capability_row capability_table[] = {
                                          dir.get<settings_actor>(), o.settings));
      },
      producers, nullptr, nullptr},
+    // Home Assistant: its connection lives on the io thread; a toggle's result is a toast.
+    {"smarthome",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       smarthome_wiring wiring{o.io, dir.get<hub_actor>(), dir.get<settings_actor>(),
+                               dir.get<toast_actor>()};
+       auto view = dir.slot(smarthome_view{});
+       return registered<smarthome_actor>(
+           dir, sys.spawn(smarthome_behavior, std::move(wiring), o.settings, view));
+     },
+     producers, nullptr,
+     [](const directory& dir, nlohmann::json& state) {
+       auto view = dir.view<smarthome_view>();
+       state["smarthome"] = smarthome::view_to_json(view ? *view : smarthome_view{});
+     }},
     // After mixer and macros (a load hands its parts to both, a save reads both views), and last:
     // its start-up reads and may write the profile folder (fsync), which must not delay the
     // rows that subscribe to events the audio and device actors may already publish.

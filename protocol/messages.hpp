@@ -23,6 +23,7 @@
 #include "protocol/plants.hpp"
 #include "protocol/profiles.hpp"
 #include "protocol/settings.hpp"
+#include "protocol/smarthome.hpp"
 #include "protocol/toast.hpp"
 #include "protocol/types.hpp"
 
@@ -91,6 +92,9 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_create)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_save)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_delete)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_get)
+// smarthome
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::smarthome_command)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::smarthome_outcome)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
 
@@ -149,5 +153,8 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_create))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_save))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_delete))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_get))
+// smarthome
+CAF_ADD_TYPE_ID(mixerd, (mixerd::smarthome_command))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::smarthome_outcome))
 
 CAF_END_TYPE_ID_BLOCK(mixerd)

@@ -11,6 +11,7 @@
 #include "protocol/limits.hpp"
 #include "protocol/macros.hpp"
 #include "protocol/network.hpp"
+#include "protocol/smarthome.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd::settings_schema {
@@ -215,6 +216,8 @@ std::optional<problem> validate(const nlohmann::json& s) {
   if (auto hosts = check_allowed_hosts(s)) return hosts;
   // The profile actor falls back to another profile when the name is not one (or not valid).
   if (auto current = check_type(s, "current_profile", vt::string, "a string")) return current;
+  if (auto home = smarthome::check_settings(s))
+    return problem{std::move(home->key), std::move(home->message)};
   return std::nullopt;
 }
 

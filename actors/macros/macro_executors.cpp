@@ -33,6 +33,7 @@ constexpr std::size_t max_command_output = 64 * 1024;
 constexpr const char* music_missing = "Music player not available";
 constexpr const char* streaming_missing = "Streaming software not available";
 constexpr const char* smarthome_missing = "Smart home not available";
+constexpr const char* smarthome_not_connected = "Smart home not connected";
 constexpr const char* plugins_missing = "Plugins not available";
 constexpr const char* profiles_missing = "Profiles not available";
 constexpr const char* mixer_missing = "Mixer not available";
@@ -263,6 +264,36 @@ void run_profile_macro(self_ptr self, step_ref at, const json& fields) {
           [self, at](caf::error&) { report(self, at, profiles_missing); });
 }
 
+// ---- smarthome: a service call through the smart-home actor -----------------------------------
+
+std::optional<smarthome_command::action> smarthome_action(const std::string& name) {
+  using action = smarthome_command::action;
+  if (name == "toggle") return action::toggle;
+  if (name == "turn_on") return action::turn_on;
+  if (name == "turn_off") return action::turn_off;
+  return std::nullopt;
+}
+
+void run_smarthome_macro(self_ptr self, step_ref at, const json& fields) {
+  const auto& smarthome = self->state.smarthome;
+  if (!smarthome) return report(self, at, smarthome_missing);
+  auto what = smarthome_action(fields.value("action", ""));
+  if (!what) return report(self, at, "unknown smart-home action");
+  smarthome_command req{fields["entity_id"].get<std::string>(), *what, std::nullopt};
+  // turn_on with a brightness sets it (0 turns the light off); the others ignore it.
+  if (auto b = fields.find("brightness");
+      b != fields.end() && *what == smarthome_command::action::turn_on)
+    req.brightness = b->get<int>();
+  // The actor answers within smarthome::call_timeout; the request's own limit is a backstop.
+  self->request(smarthome, smarthome::call_timeout + std::chrono::seconds(2), std::move(req))
+      .then(
+          [self, at](const smarthome_outcome& out) {
+            if (out.what == smarthome_outcome::result::ok) return report(self, at, "");
+            report(self, at, out.error.empty() ? smarthome_not_connected : out.error);
+          },
+          [self, at](caf::error&) { report(self, at, smarthome_missing); });
+}
+
 }  // namespace
 
 void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::json& fields) {
@@ -287,8 +318,8 @@ void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::j
     case macro_kind::stream_scene:   // the streaming capability (OBS): SetCurrentProgramScene
     case macro_kind::stream_source:  // SetSceneItemEnabled
       return report(self, at, streaming_missing);
-    case macro_kind::smarthome:  // the smart-home capability (Home Assistant): call_service
-      return report(self, at, smarthome_missing);
+    case macro_kind::smarthome:
+      return run_smarthome_macro(self, at, fields);
     case macro_kind::plugin:  // the handler a plugin registered for fields["plugin_type"]
       return report(self, at, plugins_missing);
     case macro_kind::none:
