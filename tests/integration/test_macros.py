@@ -234,12 +234,12 @@ def test_failures_are_reported_with_their_error(start, recorder):
         (0, 2): {"type": "smarthome", "name": "Lamp", "icon": "", "entity_id": "light.desk",
                  "action": "toggle"},
     })
-    expected = ["exited with status 1", "the server answered HTTP 500", "Smart home not available"]
+    expected = ["exited with status 1", "the server answered HTTP 500", "Smart home not connected"]
     for index, error in enumerate(expected):
         assert trigger(daemon, index)[0] == 200
         event = executed(client, index)
         assert event["ok"] is False and event["error"] == error, event
-    daemon.wait_log("macro 'Lamp' (page 0, slot 2) failed: Smart home not available")
+    daemon.wait_log("macro 'Lamp' (page 0, slot 2) failed: Smart home not connected")
 
 
 def test_empty_slots_page_changes_and_command_macros_are_refused(start, data_dir):
