@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "protocol/json.hpp"
+#include "protocol/limits.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd::smarthome {
@@ -15,8 +16,6 @@ using nlohmann::json;
 // Home Assistant's messages nest a few levels (event > data > new_state > attributes > ...);
 // attributes of some integrations nest deeper, never near this.
 constexpr int max_message_depth = 32;
-
-constexpr std::size_t toast_message_chars = 30;
 
 const json* member(const json& object, const char* key) {
   if (!object.is_object()) return nullptr;
@@ -42,6 +41,15 @@ std::string first_chars(const std::string& text, std::size_t max_chars) {
     ++chars;
   }
   return text;
+}
+
+// At most `max_bytes` bytes of valid UTF-8 text, cut before a character that does not fit.
+std::string first_bytes(const std::string& text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t end = max_bytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0U) == 0x80U)
+    --end;
+  return text.substr(0, end);
 }
 
 std::string without_control_bytes(std::string text) {
@@ -212,12 +220,12 @@ std::optional<smarthome_device> device_of(const json& state) {
   smarthome_device d;
   d.entity_id = *entity;
   d.domain = std::string(domain_of(*entity));
-  d.state = first_chars(without_control_bytes(*value), max_state_bytes);
+  d.state = first_bytes(without_control_bytes(*value), max_state_bytes);
   d.friendly_name = *entity;
   if (const json* attributes = member(state, "attributes")) {
     if (const std::string* name = string_member(*attributes, "friendly_name");
         name != nullptr && !name->empty())
-      d.friendly_name = first_chars(without_control_bytes(*name), max_friendly_name_bytes);
+      d.friendly_name = first_bytes(without_control_bytes(*name), max_friendly_name_bytes);
     if (const json* b = member(*attributes, "brightness"); b != nullptr && b->is_number())
       d.brightness = brightness_percent(b->get<double>());
   }
@@ -262,8 +270,10 @@ json view_to_json(const smarthome_view& view) {
 
 toast_text toggle_toast(const smarthome_device& device) {
   toast_text out;
-  out.message = first_chars(without_control_bytes(device.friendly_name), toast_message_chars);
-  out.subtitle = first_chars("Now " + without_control_bytes(device.state), 40);
+  out.message =
+      first_chars(without_control_bytes(device.friendly_name), limits::toast_message_max_chars);
+  out.subtitle =
+      first_chars("Now " + without_control_bytes(device.state), limits::toast_subtitle_max_chars);
   return out;
 }
 

@@ -332,3 +332,46 @@ write("profile_json", "file-names", "Late%20night.json")
 write("profile_json", "file-escape", "%2E%2E%2Fx.json")
 write("profile_json", "file-lower-hex", "a%2fb.json")
 write("profile_json", "name-utf8", "Caf\u00e9 \u2606/..")
+
+# ---- smarthome_json: Home Assistant's WebSocket messages (as tests/integration/ha_fake.py and
+# developers.home-assistant.io show them) and the smarthome setting.
+HA_LIGHT = {"entity_id": "light.desk", "state": "on",
+            "attributes": {"friendly_name": "Desk lamp", "brightness": 128,
+                           "supported_color_modes": ["brightness"], "color_mode": "brightness"},
+            "last_changed": "2026-11-24T12:00:00+00:00", "last_updated": "2026-11-24T12:00:00+00:00",
+            "context": {"id": "01HF", "parent_id": None, "user_id": None}}
+HA_SWITCH = {"entity_id": "switch.fan_plug", "state": "off", "attributes": {"friendly_name": "Fan"},
+             "last_changed": "2026-11-24T12:00:00+00:00", "last_updated": "2026-11-24T12:00:00+00:00",
+             "context": {"id": "01HG", "parent_id": None, "user_id": None}}
+HA = {
+    "auth-required": {"type": "auth_required", "ha_version": "2023.8.4"},
+    "auth-ok": {"type": "auth_ok", "ha_version": "2023.8.4"},
+    "auth-invalid": {"type": "auth_invalid", "message": "Invalid access token or password"},
+    "result-null": {"id": 1, "type": "result", "success": True, "result": None},
+    "get-states": {"id": 2, "type": "result", "success": True, "result": [HA_LIGHT, HA_SWITCH]},
+    "result-error": {"id": 3, "type": "result", "success": False,
+                     "error": {"code": "not_found", "message": "Service light.x not found."}},
+    "call-result": {"id": 4, "type": "result", "success": True,
+                    "result": {"context": {"id": "01HH", "parent_id": None, "user_id": None}}},
+    "state-changed": {"id": 1, "type": "event", "event": {
+        "event_type": "state_changed", "origin": "LOCAL", "time_fired": "2026-11-24T12:00:01+00:00",
+        "data": {"entity_id": "light.desk", "old_state": HA_LIGHT,
+                 "new_state": {**HA_LIGHT, "state": "off",
+                               "attributes": {"friendly_name": "Desk lamp", "brightness": None}}}}},
+    "removed": {"id": 1, "type": "event", "event": {
+        "event_type": "state_changed", "data": {"entity_id": "switch.fan_plug",
+                                                "old_state": HA_SWITCH, "new_state": None}}},
+    "pong": {"id": 9, "type": "pong"},
+    "weird-state": {"id": 2, "type": "result", "success": True, "result": [
+        {"entity_id": "light.x", "state": "on\u0001\n", "attributes": {
+            "friendly_name": "A\u0000very long name " * 30, "brightness": 1e300}},
+        {"entity_id": "Light.Bad", "state": "on"}, {"entity_id": "fan.f", "state": 3}]},
+    "settings": {"smarthome": {"url": "http://127.0.0.1:8123", "token": "abc",
+                               "entities": ["light.desk", "switch.fan_plug"], "verify_tls": False}},
+    "settings-path": {"smarthome": {"url": "https://example.com/ha/", "token": "t"}},
+    "settings-off": {"smarthome": {"url": "", "token": ""}},
+    "settings-bad": {"smarthome": {"url": "ftp://x", "token": 1, "entities": "light.desk"}},
+}
+for name, value in HA.items():
+    write("smarthome_json", name, json.dumps(value))
+write("smarthome_json", "not-json", "{\"type\": \"auth_ok\"")

@@ -186,7 +186,7 @@ TEST_CASE_FIXTURE(macro_fixture, "later capabilities fail with 'not available'")
 
 TEST_CASE_FIXTURE(macro_fixture, "a profile macro asks the profiles actor it was linked to") {
   start(with_slot(0, 0, {{"type", "profile"}, {"profile", "Gaming"}}));
-  hub->send(macros, m::macro_links{playing<m::profiles_actor>(profiles)});
+  hub->send(macros, m::macro_links{playing<m::profiles_actor>(profiles), {}});
   trigger(0);
   REQUIRE(receive_within(profiles, [&](const m::profile_load& req) {
     CHECK(req.name == "Gaming");
@@ -196,6 +196,45 @@ TEST_CASE_FIXTURE(macro_fixture, "a profile macro asks the profiles actor it was
   auto done = next_executed();
   CHECK_FALSE(done.ok);
   CHECK(done.error == "Profile 'Gaming' not found");
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "a smarthome macro asks the smart-home actor it was linked to") {
+  json set = m::macros::to_json(m::macros::default_pages());
+  set["pages"]["0"][0] = {{"type", "smarthome"}, {"entity_id", "light.a"}, {"action", "toggle"}};
+  set["pages"]["0"][1] = {
+      {"type", "smarthome"}, {"entity_id", "light.a"}, {"action", "turn_on"}, {"brightness", 40}};
+  set["pages"]["0"][2] = {
+      {"type", "smarthome"}, {"entity_id", "switch.b"}, {"action", "turn_off"}, {"brightness", 40}};
+  start({{"macros", set}});
+  caf::scoped_actor home{actors.sys};
+  hub->send(macros, m::macro_links{{}, playing<m::smarthome_actor>(home)});
+  using action = m::smarthome_command::action;
+  trigger(0);
+  REQUIRE(receive_within(home, [&](const m::smarthome_command& req) {
+    CHECK(req.entity_id == "light.a");
+    CHECK(req.what == action::toggle);
+    CHECK_FALSE(req.brightness);
+    return m::smarthome_outcome{m::smarthome_outcome::result::ok, {}, {}};
+  }));
+  CHECK(next_executed().ok);
+  trigger(1);
+  REQUIRE(receive_within(home, [&](const m::smarthome_command& req) {
+    CHECK(req.what == action::turn_on);
+    CHECK(req.brightness == 40);
+    return m::smarthome_outcome{
+        m::smarthome_outcome::result::not_connected, "Smart home not connected", {}};
+  }));
+  auto done = next_executed();
+  CHECK_FALSE(done.ok);
+  CHECK(done.error == "Smart home not connected");
+  trigger(2);  // turn_off ignores the brightness
+  REQUIRE(receive_within(home, [&](const m::smarthome_command& req) {
+    CHECK(req.what == action::turn_off);
+    CHECK_FALSE(req.brightness);
+    return m::smarthome_outcome{
+        m::smarthome_outcome::result::timeout, "Home Assistant did not answer within 3 s", {}};
+  }));
+  CHECK(next_executed().error == "Home Assistant did not answer within 3 s");
 }
 
 TEST_CASE_FIXTURE(macro_fixture, "a sequence runs its steps in order, waits its delays, stops") {
