@@ -42,7 +42,7 @@ max_len() {
   case "$1" in
     http_request) echo 20000 ;;
     websocket_frames | settings_json | plants_json | tailscale_status | macro_json) echo 8192 ;;
-    profile_json) echo 16384 ;;
+    profile_json | smarthome_json) echo 16384 ;;
     *) echo 4096 ;;
   esac
 }
