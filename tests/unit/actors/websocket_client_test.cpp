@@ -1,211 +1,213 @@
-// The WebSocket client for outside services (actors/websocket_client) against a Beast server on
-// its own thread: what reaches the owner, in which order, with which generation and close code.
 #include "actors/websocket_client.hpp"
 
 #include <doctest/doctest.h>
+#include <sys/socket.h>
 
+#include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
-#include <caf/all.hpp>
 #include <functional>
 #include <string>
 #include <thread>
 
-#include "protocol/messages.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/io_thread.hpp"
 
-namespace m = mixerd;
-namespace beast = boost::beast;
-namespace bhttp = boost::beast::http;
-namespace bws = boost::beast::websocket;
-namespace net = boost::asio;
-using tcp = net::ip::tcp;
-using m::test::receive_within;
+using namespace mixerd;
+using namespace std::chrono_literals;
 
 namespace {
 
-using server_stream = bws::stream<tcp::socket>;
+namespace beast = boost::beast;
+namespace bws = boost::beast::websocket;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
 
-// Accepts one WebSocket connection (answering the subprotocol asked for) and runs `session` on
-// it; the request's target and subprotocol are kept. Every test connects, so accept returns.
-struct one_connection_server {
+// A one-connection WebSocket server on its own thread, running `script` on the accepted stream
+// (blocking Beast calls: every script ends when the client's side closes or the test ends).
+struct scripted_server {
   net::io_context io;
-  tcp::acceptor acceptor{io, {net::ip::make_address("127.0.0.1"), 0}};
-  std::string target;
-  std::string subprotocol;
+  tcp::acceptor acceptor{io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0)};
+  std::string asked_protocol;
   std::thread thread;
 
-  explicit one_connection_server(std::function<void(server_stream&)> session) {
-    thread = std::thread([this, session = std::move(session)] {
-      tcp::socket socket{io};
+  explicit scripted_server(std::function<void(bws::stream<tcp::socket>&)> script,
+                           bool upgrade = true) {
+    thread = std::thread([this, script = std::move(script), upgrade] {
       beast::error_code ec;
+      tcp::socket socket(io);
       acceptor.accept(socket, ec);
       if (ec) return;
-      beast::flat_buffer buffer;
-      bhttp::request<bhttp::string_body> req;
-      bhttp::read(socket, buffer, req, ec);
-      if (ec) return;
-      target = std::string(req.target());
-      subprotocol = std::string(req[bhttp::field::sec_websocket_protocol]);
-      server_stream ws{std::move(socket)};
-      ws.set_option(bws::stream_base::decorator([p = subprotocol](bws::response_type& res) {
-        if (!p.empty()) res.set(bhttp::field::sec_websocket_protocol, p);
+      bws::stream<tcp::socket> ws(std::move(socket));
+      if (!upgrade) return script(ws);
+      ws.set_option(bws::stream_base::decorator([this](bws::response_type& res) {
+        if (!asked_protocol.empty()) res.set(beast::http::field::sec_websocket_protocol, "x.json");
       }));
+      beast::flat_buffer buffer;
+      beast::http::request<beast::http::string_body> req;
+      beast::http::read(ws.next_layer(), buffer, req, ec);
+      if (ec) return;
+      asked_protocol = std::string(req[beast::http::field::sec_websocket_protocol]);
       ws.accept(req, ec);
-      if (!ec) session(ws);
+      if (!ec) script(ws);
     });
   }
-  ~one_connection_server() { finish(); }
-  // Waits for the session to end.
+  ~scripted_server() { finish(); }
+  // Waits for the script to end (after the client went, or for a connection that never came).
   void finish() {
-    if (thread.joinable()) thread.join();
+    if (!thread.joinable()) return;
+    // Wakes an accept still blocked when no client came (a failed test).
+    ::shutdown(acceptor.native_handle(), SHUT_RDWR);
+    thread.join();
   }
-
-  m::websocket_endpoint endpoint(const std::string& path = "/api/websocket") const {
-    m::websocket_endpoint e;
-    e.url = *m::uri::split_url(
-        "ws://127.0.0.1:" + std::to_string(acceptor.local_endpoint().port()) + path,
-        m::uri::url_family::ws);
-    e.open_timeout = std::chrono::milliseconds(2000);
-    return e;
+  uri::url_parts url() const {
+    return {false, "127.0.0.1", acceptor.local_endpoint().port(), "/api/websocket"};
   }
 };
 
-std::string read_text(server_stream& ws) {
+std::string read_text(bws::stream<tcp::socket>& ws) {
   beast::flat_buffer buffer;
   beast::error_code ec;
   ws.read(buffer, ec);
-  return ec ? "" : beast::buffers_to_string(buffer.data());
+  if (ec == bws::error::closed) return "<closed>";
+  return ec ? "<" + ec.message() + ">" : beast::buffers_to_string(buffer.data());
 }
 
-struct client_fixture {
-  m::test::io_thread io;  // outlives the links
-  m::test::actor_fixture actors;
-  caf::scoped_actor owner{actors.sys};
-
-  std::shared_ptr<m::websocket_client> open(m::websocket_endpoint e, std::uint64_t gen) {
-    return m::open_websocket(io.io, std::move(e), caf::actor{owner}, gen);
-  }
-
-  bool opened(std::uint64_t gen) {
-    bool ok = false;
-    bool got = receive_within(owner, [&](m::opened_atom, std::uint64_t g) { ok = g == gen; });
-    return got && ok;
-  }
-
-  std::string line(std::uint64_t gen) {
-    std::string text = "(none)";
-    receive_within(owner, [&](m::line_atom, std::uint64_t g, const std::string& t) {
-      text = g == gen ? t : "(wrong generation)";
-    });
-    return text;
-  }
-
-  std::pair<std::string, std::int32_t> closed(std::uint64_t gen) {
-    std::pair<std::string, std::int32_t> out{"(none)", -1};
-    receive_within(owner,
-                   [&](m::closed_atom, std::uint64_t g, const std::string& why, std::int32_t code) {
-                     out = {g == gen ? why : "(wrong generation)", code};
-                   });
-    return out;
-  }
-
-  bool silent_for(std::chrono::milliseconds d) {
-    bool quiet = true;
-    owner->receive([&](caf::message&) { quiet = false; }, caf::after(d) >> [] {});
-    return quiet;
-  }
+struct closed_report {
+  std::string reason;
+  std::int32_t code = -1;
 };
+
+closed_report wait_closed(caf::scoped_actor& self, std::uint64_t gen) {
+  closed_report out;
+  bool got = test::receive_within(
+      self, [&](closed_atom, std::uint64_t g, const std::string& reason, std::int32_t code) {
+        CHECK(g == gen);
+        out = {reason, code};
+      });
+  REQUIRE(got);
+  return out;
+}
 
 }  // namespace
 
-TEST_CASE_FIXTURE(client_fixture, "text both ways, queued before the open, then the peer's close") {
-  one_connection_server server([](server_stream& ws) {
-    auto first = read_text(ws);
-    ws.write(net::buffer("echo:" + first));
-    ws.close(bws::close_reason(static_cast<bws::close_code>(4009), "bye"));
-    beast::flat_buffer rest;
-    beast::error_code ec;
-    ws.read(rest, ec);  // until the client's close answer
+TEST_CASE("a websocket client exchanges text both ways and reports the peer's close code") {
+  test::io_thread io;
+  test::actor_fixture actors;
+  caf::scoped_actor self{actors.sys};
+  std::string first;
+  std::string second;
+  scripted_server server([&](bws::stream<tcp::socket>& ws) {
+    first = read_text(ws);
+    second = read_text(ws);
+    ws.text(true);
+    ws.write(net::buffer(std::string(R"({"type":"auth_ok"})")));
+    ws.close(bws::close_reason(static_cast<bws::close_code>(4009), "Authentication failed"));
+    read_text(ws);  // until the client's answer to the close
   });
-  auto e = server.endpoint("/base/api/websocket");
-  e.subprotocol = "obswebsocket.json";
-  auto link = open(e, 7);
-  link->send("hello");  // before the open: waits in the queue
-  REQUIRE(opened(7));
-  CHECK(line(7) == "echo:hello");
-  auto [why, code] = closed(7);
-  CHECK(code == 4009);
-  CHECK(why.find("4009") != std::string::npos);
-  CHECK(why.find("bye") != std::string::npos);
-  CHECK(silent_for(std::chrono::milliseconds(200)));  // exactly once
-  CHECK(server.target == "/base/api/websocket");
-  CHECK(server.subprotocol == "obswebsocket.json");
-}
-
-TEST_CASE_FIXTURE(client_fixture, "nothing listening: one closed message, code 0") {
-  int port = 0;
-  {
-    net::io_context io;
-    tcp::acceptor probe{io, {net::ip::make_address("127.0.0.1"), 0}};
-    port = probe.local_endpoint().port();
-  }
-  m::websocket_endpoint e;
-  e.url = *m::uri::split_url("ws://127.0.0.1:" + std::to_string(port), m::uri::url_family::ws);
-  auto link = open(e, 3);
-  auto [why, code] = closed(3);
-  CHECK(code == 0);
-  CHECK(why.find("could not connect") == 0);
-  CHECK(silent_for(std::chrono::milliseconds(200)));
-}
-
-TEST_CASE_FIXTURE(client_fixture,
-                  "close() by the owner: the peer sees a close, the owner nothing") {
-  std::string server_saw;
-  one_connection_server server([&](server_stream& ws) {
-    beast::flat_buffer buffer;
-    beast::error_code ec;
-    ws.read(buffer, ec);
-    server_saw =
-        ec == bws::error::closed ? "closed " + std::to_string(ws.reason().code) : ec.message();
-  });
-  auto link = open(server.endpoint(), 1);
-  REQUIRE(opened(1));
-  link->close();
-  CHECK(silent_for(std::chrono::milliseconds(300)));
+  websocket_endpoint endpoint;
+  endpoint.url = server.url();
+  endpoint.subprotocol = "x.json";
+  auto client = open_websocket(io.io, endpoint, caf::actor{self}, 7);
+  // Queued before the link is open: sent once it is, in order.
+  client->send("one");
+  client->send("two");
+  REQUIRE(test::receive_within(self, [](opened_atom, std::uint64_t gen) { CHECK(gen == 7); }));
+  std::string text;
+  REQUIRE(test::receive_within(self, [&](line_atom, std::uint64_t gen, const std::string& t) {
+    CHECK(gen == 7);
+    text = t;
+  }));
+  CHECK(text == R"({"type":"auth_ok"})");
+  auto closed = wait_closed(self, 7);
+  CHECK(closed.code == 4009);
+  CHECK(closed.reason.find("Authentication failed") != std::string::npos);
   server.finish();
-  CHECK(server_saw == "closed 1000");
+  CHECK(first == "one");
+  CHECK(second == "two");
 }
 
-TEST_CASE_FIXTURE(client_fixture, "a message over the limit or a binary one ends the link") {
-  SUBCASE("too big") {
-    one_connection_server server([](server_stream& ws) {
-      ws.write(net::buffer(std::string(100, 'x')));
-      beast::flat_buffer rest;
-      beast::error_code ec;
-      ws.read(rest, ec);
-    });
-    auto e = server.endpoint();
-    e.max_message_bytes = 16;
-    auto link = open(e, 2);
-    REQUIRE(opened(2));
-    auto [why, code] = closed(2);
-    CHECK(why == "a message larger than 16 bytes");
-    CHECK(code == 0);
-  }
-  SUBCASE("binary") {
-    one_connection_server server([](server_stream& ws) {
-      ws.binary(true);
-      ws.write(net::buffer(std::string("\x01\x02")));
-      beast::flat_buffer rest;
-      beast::error_code ec;
-      ws.read(rest, ec);
-    });
-    auto link = open(server.endpoint(), 5);
-    REQUIRE(opened(5));
-    CHECK(closed(5).first == "a binary message (text only)");
-  }
+TEST_CASE("a websocket client that cannot connect says so once, with code 0") {
+  test::io_thread io;
+  test::actor_fixture actors;
+  caf::scoped_actor self{actors.sys};
+  net::io_context probe;
+  tcp::acceptor unused(probe, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
+  const auto port = unused.local_endpoint().port();
+  unused.close();  // nobody listens there now
+  websocket_endpoint endpoint;
+  endpoint.url = {false, "127.0.0.1", port, "/"};
+  auto client = open_websocket(io.io, endpoint, caf::actor{self}, 1);
+  auto closed = wait_closed(self, 1);
+  CHECK(closed.code == 0);
+  CHECK(closed.reason.find("could not connect") != std::string::npos);
+  bool more = test::receive_within(self, [](caf::message&) {});
+  CHECK_FALSE(more);
+}
+
+TEST_CASE("a server that accepts but never answers the handshake is given up in time") {
+  test::io_thread io;
+  test::actor_fixture actors;
+  caf::scoped_actor self{actors.sys};
+  std::atomic<bool> done{false};
+  scripted_server server(
+      [&](bws::stream<tcp::socket>& ws) {
+        while (!done)
+          std::this_thread::sleep_for(10ms);  // holds the connection, says nothing
+        beast::error_code ignored;
+        ws.next_layer().close(ignored);
+      },
+      false);
+  websocket_endpoint endpoint;
+  endpoint.url = server.url();
+  endpoint.open_timeout = 300ms;
+  auto started = std::chrono::steady_clock::now();
+  auto client = open_websocket(io.io, endpoint, caf::actor{self}, 3);
+  auto closed = wait_closed(self, 3);
+  CHECK(closed.reason.find("no answer") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - started < 1500ms);
+  done = true;
+}
+
+TEST_CASE("closing from the owner sends a normal close and reports nothing") {
+  test::io_thread io;
+  test::actor_fixture actors;
+  caf::scoped_actor self{actors.sys};
+  std::string seen;
+  std::uint16_t code = 0;
+  scripted_server server([&](bws::stream<tcp::socket>& ws) {
+    seen = read_text(ws);
+    code = ws.reason().code;
+  });
+  websocket_endpoint endpoint;
+  endpoint.url = server.url();
+  auto client = open_websocket(io.io, endpoint, caf::actor{self}, 4);
+  REQUIRE(test::receive_within(self, [](opened_atom, std::uint64_t) {}));
+  client->close();
+  bool more = test::receive_within(self, [](caf::message&) {});
+  CHECK_FALSE(more);
+  server.finish();
+  CHECK(seen == "<closed>");
+  CHECK(code == static_cast<std::uint16_t>(bws::close_code::normal));
+}
+
+TEST_CASE("a message beyond the size limit ends the link") {
+  test::io_thread io;
+  test::actor_fixture actors;
+  caf::scoped_actor self{actors.sys};
+  scripted_server server([](bws::stream<tcp::socket>& ws) {
+    ws.text(true);
+    beast::error_code ec;
+    ws.write(net::buffer(std::string(4096, 'x')), ec);
+    read_text(ws);
+  });
+  websocket_endpoint endpoint;
+  endpoint.url = server.url();
+  endpoint.max_message_bytes = 1024;
+  auto client = open_websocket(io.io, endpoint, caf::actor{self}, 5);
+  REQUIRE(test::receive_within(self, [](opened_atom, std::uint64_t) {}));
+  auto closed = wait_closed(self, 5);
+  CHECK(closed.code == 0);
+  CHECK(closed.reason.find("larger than 1024") != std::string::npos);
 }
