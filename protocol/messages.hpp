@@ -23,6 +23,7 @@
 #include "protocol/plants.hpp"
 #include "protocol/profiles.hpp"
 #include "protocol/settings.hpp"
+#include "protocol/stream.hpp"
 #include "protocol/toast.hpp"
 #include "protocol/types.hpp"
 
@@ -91,6 +92,10 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_create)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_save)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_delete)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_get)
+// stream
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::stream_scene_set)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::stream_source_set)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::stream_outcome)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
 
@@ -149,5 +154,9 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_create))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_save))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_delete))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_get))
+// stream
+CAF_ADD_TYPE_ID(mixerd, (mixerd::stream_scene_set))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::stream_source_set))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::stream_outcome))
 
 CAF_END_TYPE_ID_BLOCK(mixerd)
