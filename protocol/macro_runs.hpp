@@ -9,6 +9,7 @@
 #include <string>
 
 #include "protocol/profiles.hpp"
+#include "protocol/stream.hpp"
 
 namespace mixerd {
 
@@ -16,6 +17,7 @@ namespace mixerd {
 // column). An invalid handle: that capability does not run.
 struct macro_links {
   profiles_actor profiles;
+  stream_actor stream;
 };
 
 // The outcome of step `step` of run `run` (a single macro is a run of one step). Reports of a run
