@@ -4,10 +4,12 @@ API, OBS's own changes reaching Socket.IO clients and the device, a refused pass
 stopped and started again, and the stream_scene / stream_source macros."""
 import json
 import os
+import signal
+import subprocess
 
 import pytest
 
-from conftest import get_json, http, wait_until
+from conftest import MIXERD_BIN, get_json, http, wait_until
 from obs_support import PASSWORD, SCENES, SOURCES, ObsClient, obs  # noqa: F401 (a fixture)
 from socketio_support import clients  # noqa: F401 (a fixture)
 
@@ -205,3 +207,36 @@ def test_stream_scene_and_stream_source_macros(started, obs_client):
     failed = run(3)
     assert (failed["ok"], failed["error"]) == (False, "Scene 'Nope' not found")
     assert obs_client.program_scene() == "Live"
+
+
+def test_a_bad_url_stops_start_up_with_exit_2(data_dir):
+    write_settings(data_dir, {"stream": {"url": "http://127.0.0.1:4455", "password": "hidden-pw"}})
+    r = subprocess.run([MIXERD_BIN, "--data-dir", data_dir, "--serial", "none"],
+                       capture_output=True, text=True, timeout=20)
+    assert r.returncode == 2
+    assert "key 'stream.url' must be a ws:// or wss:// URL" in r.stderr
+    assert "hidden-pw" not in r.stderr + r.stdout
+
+
+def test_a_reload_reconnects_on_a_change_and_refuses_a_bad_url(daemon_factory, data_dir, obs,  # noqa: F811
+                                                                 clients):  # noqa: F811
+    write_settings(data_dir, stream_settings(obs, "wrong-password"))
+    daemon = daemon_factory()
+    daemon.wait_log("refused the password", timeout=15)
+    client = clients("python", daemon.url(""), "websocket")
+    assert client.event("initial_state")["stream"]["connected"] is False
+    with open(os.path.join(data_dir, "settings.json")) as f:
+        settings = json.load(f)
+    settings.update(stream_settings(obs))
+    write_settings(data_dir, settings)
+    # At once, not after the back-off of the refused attempts.
+    daemon.proc.send_signal(signal.SIGHUP)
+    assert client.event("stream_status", lambda e: e["connected"], timeout=5)["connected"]
+    assert get_json(daemon, "/api/stream/scenes")["scenes"] == SCENES
+
+    settings["stream"]["url"] = "ftp://nowhere"
+    write_settings(data_dir, settings)
+    daemon.proc.send_signal(signal.SIGHUP)
+    daemon.wait_log("reload ignored")
+    assert get_json(daemon, "/api/stream/scenes")["scenes"] == SCENES
+    assert daemon.proc.poll() is None
