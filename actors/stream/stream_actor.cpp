@@ -297,7 +297,7 @@ void on_line(self_ptr self, const std::string& text) {
   }
   if (auto* h = std::get_if<stream::hello>(&*msg)) {
     if (st.at != phase::opening) return;
-    if (h->challenge && st.config.password.empty())
+    if (h->challenge && st.config.password.empty() && !st.down_reported)
       log::warn(component, "OBS asks for a password but the setting stream.password is empty");
     st.at = phase::identifying;
     st.link->send(stream::identify_message(*h, st.config.password));

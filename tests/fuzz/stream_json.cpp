@@ -51,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   if (auto* h = std::get_if<stream::hello>(&*msg)) {
-    auto identify = json::parse(stream::identify_message(*h, "password"), nullptr, false);
+    auto identify = nlohmann::json::parse(stream::identify_message(*h, "password"), nullptr, false);
     FUZZ_CHECK(!identify.is_discarded() && identify["op"] == 1, context);
     if (h->challenge)
       FUZZ_CHECK(identify["d"]["authentication"].get<std::string>().size() == 44, context);
