@@ -2,10 +2,13 @@
 and source lists in OBS's order, switches through mixerd's API checked back through OBS's own
 API, OBS's own changes reaching Socket.IO clients and the device, a refused password, OBS
 stopped and started again, and the stream_scene / stream_source macros."""
+import asyncio
 import json
 import os
 import signal
 import subprocess
+import threading
+import time
 
 import pytest
 
@@ -240,3 +243,55 @@ def test_a_reload_reconnects_on_a_change_and_refuses_a_bad_url(daemon_factory, d
     daemon.wait_log("reload ignored")
     assert get_json(daemon, "/api/stream/scenes")["scenes"] == SCENES
     assert daemon.proc.poll() is None
+
+
+class SilentObs:
+    """A WebSocket server that accepts OBS's subprotocol, sends three unreadable messages and then
+    nothing: no Hello. Records the subprotocols each client asked for."""
+
+    def __init__(self):
+        import websockets
+        self.asked = []
+        self._loop = asyncio.new_event_loop()
+        threading.Thread(target=self._loop.run_forever, daemon=True).start()
+
+        async def handler(ws, _path=None):
+            self.asked.append(ws.request_headers.get("Sec-WebSocket-Protocol"))
+            for text in ("not json", '{"op": 42, "d": {}}', '{"op": 0, "d": {"rpcVersion": "1"}}'):
+                await ws.send(text)
+            await ws.wait_closed()
+
+        async def start():
+            return await websockets.serve(handler, "127.0.0.1", 0,
+                                          subprotocols=["obswebsocket.json"])
+        self._server = asyncio.run_coroutine_threadsafe(start(), self._loop).result(10)
+        self.url = f"ws://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
+
+    def close(self):
+        async def stop():
+            self._server.close()
+            await self._server.wait_closed()
+        asyncio.run_coroutine_threadsafe(stop(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+
+
+def test_a_server_that_never_says_hello_holds_nothing_up(daemon_factory, data_dir):
+    fake = SilentObs()
+    try:
+        write_settings(data_dir, {"stream": {"url": fake.url, "password": "pw"}})
+        daemon = daemon_factory()
+        wait_until(lambda: fake.asked, what="mixerd's connection")
+        assert fake.asked[0] == "obswebsocket.json"
+        daemon.wait_log("cannot read")
+        started = time.monotonic()
+        assert http("GET", daemon.url("/api/stream/scenes"))[:2] == (400, NOT_CONNECTED)
+        assert http("POST", daemon.url("/api/stream/scene"), {"scene_name": "A"})[:2] == (
+            400, NOT_CONNECTED)
+        assert get_json(daemon, "/api/status")["connected"] is False
+        assert time.monotonic() - started < 2
+        daemon.wait_log("no Hello and Identified within 10 s", timeout=15)
+        wait_until(lambda: len(fake.asked) >= 2, timeout=5, what="a new attempt after 1 s")
+        # Three unreadable messages per connection, one log line per connection.
+        assert 1 <= sum("cannot read" in line for line in daemon.log) <= len(fake.asked)
+    finally:
+        fake.close()
