@@ -66,8 +66,7 @@ stream::response made_up(std::string type, int code, std::string comment) {
   return r;
 }
 
-// ---- Publishing
-// ----------------------------------------------------------------------------------
+// ---- Publishing ------------------------------------------------------------------------------
 
 void publish_view(self_ptr self) {
   self->state.view->store(self->state.now);
@@ -107,8 +106,7 @@ void fail_pending(self_ptr self) {
     answer(made_up("request", code_lost, "connection lost"));
 }
 
-// ---- The connection
-// ------------------------------------------------------------------------------
+// ---- The connection --------------------------------------------------------------------------
 
 void connect(self_ptr self) {
   auto& st = self->state;
