@@ -14,6 +14,7 @@
 #include "actors/profiles/profile_actor.hpp"
 #include "actors/settings/settings_actor.hpp"
 #include "actors/smarthome/smarthome_actor.hpp"
+#include "actors/stream/stream_actor.hpp"
 #include "actors/toast/toast_actor.hpp"
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
@@ -112,7 +113,8 @@ const capability_row capability_table[] = {
      },
      [](const directory& dir, const caf::actor& self) {
        caf::anon_send(caf::actor_cast<macros_impl>(self),
-                      macro_links{dir.get<profiles_actor>(), dir.get<smarthome_actor>()});
+                      macro_links{dir.get<profiles_actor>(), dir.get<smarthome_actor>(),
+                                  dir.get<stream_actor>()});
      }},
     {"auth",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
@@ -161,6 +163,23 @@ const capability_row capability_table[] = {
      [](const directory& dir, nlohmann::json& state) {
        auto view = dir.view<smarthome_view>();
        state["smarthome"] = smarthome::view_to_json(view ? *view : smarthome_view{});
+     }},
+    // The streaming software (OBS). A producer: it publishes scene and status changes.
+    {"stream",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       std::string key;
+       std::string error;
+       // Validated at start-up (settings_schema): a bad value never gets here.
+       auto config = stream::settings_from(o.settings, key, error).value_or(stream::settings{});
+       stream_wiring wiring{dir.get<hub_actor>(), dir.get<toast_actor>(), dir.get<settings_actor>(),
+                            o.io};
+       auto view = dir.slot(stream_view{});
+       return registered<stream_actor>(
+           dir, sys.spawn(stream_behavior, std::move(wiring), std::move(config), view));
+     },
+     producers, nullptr,
+     [](const directory& dir, nlohmann::json& state) {
+       if (auto view = dir.view<stream_view>()) state["stream"] = stream::state_body(*view);
      }},
     // After mixer and macros (a load hands its parts to both, a save reads both views), and last:
     // its start-up reads and may write the profile folder (fsync), which must not delay the

@@ -20,3 +20,5 @@ CAF_ADD_ATOM(mixerd, mixerd, regenerate_atom, "regenerate")
 CAF_ADD_ATOM(mixerd, mixerd, history_atom, "history")
 CAF_ADD_ATOM(mixerd, mixerd, overlay_atom, "overlay")
 CAF_ADD_ATOM(mixerd, mixerd, sweep_atom, "sweep")
+// stream
+CAF_ADD_ATOM(mixerd, mixerd, deadline_atom, "deadline")

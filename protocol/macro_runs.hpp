@@ -10,6 +10,7 @@
 
 #include "protocol/profiles.hpp"
 #include "protocol/smarthome.hpp"
+#include "protocol/stream.hpp"
 
 namespace mixerd {
 
@@ -18,6 +19,7 @@ namespace mixerd {
 struct macro_links {
   profiles_actor profiles;
   smarthome_actor smarthome;
+  stream_actor stream;
 };
 
 // The outcome of step `step` of run `run` (a single macro is a run of one step). Reports of a run

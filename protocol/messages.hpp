@@ -24,6 +24,7 @@
 #include "protocol/profiles.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/smarthome.hpp"
+#include "protocol/stream.hpp"
 #include "protocol/toast.hpp"
 #include "protocol/types.hpp"
 
@@ -95,6 +96,10 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_get)
 // smarthome
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::smarthome_command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::smarthome_outcome)
+// stream
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::stream_scene_set)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::stream_source_set)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::stream_outcome)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
 
@@ -156,5 +161,9 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::profile_get))
 // smarthome
 CAF_ADD_TYPE_ID(mixerd, (mixerd::smarthome_command))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::smarthome_outcome))
+// stream
+CAF_ADD_TYPE_ID(mixerd, (mixerd::stream_scene_set))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::stream_source_set))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::stream_outcome))
 
 CAF_END_TYPE_ID_BLOCK(mixerd)

@@ -12,6 +12,7 @@
 #include "protocol/macros.hpp"
 #include "protocol/network.hpp"
 #include "protocol/smarthome.hpp"
+#include "protocol/stream.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd::settings_schema {
@@ -156,6 +157,14 @@ std::optional<problem> check_allowed_hosts(const json& s) {
   return std::nullopt;
 }
 
+// The streaming software: {"url": ws:// or wss://, "password"} (protocol/stream.hpp).
+std::optional<problem> check_stream(const json& s) {
+  std::string key;
+  std::string error;
+  if (stream::settings_from(s, key, error)) return std::nullopt;
+  return problem{key, error};
+}
+
 std::optional<problem> check_log_level(const json& s) {
   auto it = s.find("log_level");
   if (it == s.end()) return std::nullopt;
@@ -214,6 +223,7 @@ std::optional<problem> validate(const nlohmann::json& s) {
   for (const auto& c : checks)
     if (c) return c;
   if (auto hosts = check_allowed_hosts(s)) return hosts;
+  if (auto stream = check_stream(s)) return stream;
   // The profile actor falls back to another profile when the name is not one (or not valid).
   if (auto current = check_type(s, "current_profile", vt::string, "a string")) return current;
   if (auto home = smarthome::check_settings(s))

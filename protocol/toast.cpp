@@ -61,12 +61,12 @@ const std::vector<std::string_view>& icon_names() {
 
 toast_handler_list default_handlers() {
   // api: this interface; system: device connect/disconnect (and, with the audio backend, a lost
-  // audio server); smarthome: a toggle's result. The others are loaded once their integrations
-  // exist.
+  // audio server); stream: the streaming software; smarthome: a toggle's result. The others are
+  // loaded once their integrations exist.
   return {
       {"api", "API Receiver", "#3B82F6", true, true},
       {"system", "System", "#6B7280", true, true},
-      {"stream", "Streaming", "#9146FF", true, false},
+      {"stream", "Streaming", "#9146FF", true, true},
       {"smarthome", "Smart home", "#41BDF5", true, true},
       {"music", "Music", "#1DB954", true, false},
       {"plugins", "Plugins", "#F59E0B", true, false},

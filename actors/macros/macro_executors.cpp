@@ -31,7 +31,7 @@ constexpr std::size_t max_command_output = 64 * 1024;
 // The texts of macro_executed for capabilities mixerd does not have yet (protocol/README.md,
 // "Macros"). When one arrives, its kind gets an executor below instead.
 constexpr const char* music_missing = "Music player not available";
-constexpr const char* streaming_missing = "Streaming software not available";
+constexpr const char* streaming_missing = "Streaming software not available";  // no stream actor
 constexpr const char* smarthome_missing = "Smart home not available";
 constexpr const char* smarthome_not_connected = "Smart home not connected";
 constexpr const char* plugins_missing = "Plugins not available";
@@ -294,6 +294,33 @@ void run_smarthome_macro(self_ptr self, step_ref at, const json& fields) {
           [self, at](caf::error&) { report(self, at, smarthome_missing); });
 }
 
+// ---- stream_scene, stream_source: requests to the stream actor --------------------------------
+
+template <class Request>
+void ask_stream(self_ptr self, step_ref at, Request request) {
+  const auto& stream = self->state.stream;
+  if (!stream) return report(self, at, streaming_missing);
+  self->request(stream, limits::actor_request_timeout, std::move(request))
+      .then(
+          [self, at](const stream_outcome& out) {
+            if (out.what == stream_outcome::result::ok) return report(self, at, "");
+            report(self, at, out.error);
+          },
+          [self, at](caf::error&) { report(self, at, streaming_missing); });
+}
+
+void run_stream_scene_macro(self_ptr self, step_ref at, const json& fields) {
+  ask_stream(self, at, stream_scene_set{fields["scene_name"].get<std::string>()});
+}
+
+void run_stream_source_macro(self_ptr self, step_ref at, const json& fields) {
+  stream_source_set req{fields["source_name"].get<std::string>(), std::nullopt};
+  // Validated: true, false or "toggle" (the default).
+  if (auto v = fields.find("visible"); v != fields.end() && v->is_boolean())
+    req.visible = v->get<bool>();
+  ask_stream(self, at, std::move(req));
+}
+
 }  // namespace
 
 void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::json& fields) {
@@ -315,9 +342,10 @@ void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::j
     // Later capabilities: each gets its executor here (a request to its actor, like profile).
     case macro_kind::media:  // the music capability (MPRIS): play_pause, next, ...
       return report(self, at, music_missing);
-    case macro_kind::stream_scene:   // the streaming capability (OBS): SetCurrentProgramScene
-    case macro_kind::stream_source:  // SetSceneItemEnabled
-      return report(self, at, streaming_missing);
+    case macro_kind::stream_scene:
+      return run_stream_scene_macro(self, at, fields);
+    case macro_kind::stream_source:
+      return run_stream_source_macro(self, at, fields);
     case macro_kind::smarthome:
       return run_smarthome_macro(self, at, fields);
     case macro_kind::plugin:  // the handler a plugin registered for fields["plugin_type"]

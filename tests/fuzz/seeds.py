@@ -375,3 +375,44 @@ HA = {
 for name, value in HA.items():
     write("smarthome_json", name, json.dumps(value))
 write("smarthome_json", "not-json", "{\"type\": \"auth_ok\"")
+# ---- stream_json: obs-websocket 5 messages as OBS 29 sends them (protocol/README.md).
+HELLO = {"op": 0, "d": {"obsWebSocketVersion": "5.1.0", "rpcVersion": 1, "authentication": {
+    "challenge": "+IxH4CnCiqpX1rM9scsNynZzbOe4KhDeYcTNS3PDaeY=",
+    "salt": "lM1GncleQOaCu9lT1yeUZhFYnqhsLLP1G5lAGo3ixaI="}}}
+write("stream_json", "hello", json.dumps(HELLO))
+write("stream_json", "hello-open", json.dumps({"op": 0, "d": {"rpcVersion": 1}}))
+write("stream_json", "identified", json.dumps({"op": 2, "d": {"negotiatedRpcVersion": 1}}))
+write("stream_json", "scene-list", json.dumps({"op": 7, "d": {
+    "requestType": "GetSceneList", "requestId": "1",
+    "requestStatus": {"result": True, "code": 100},
+    "responseData": {"currentPreviewSceneName": None, "currentProgramSceneName": "Intro",
+                     "scenes": [{"sceneIndex": 0, "sceneName": "Outro"},
+                                {"sceneIndex": 1, "sceneName": "Live"},
+                                {"sceneIndex": 2, "sceneName": "Intro"}]}}}))
+write("stream_json", "item-list", json.dumps({"op": 7, "d": {
+    "requestType": "GetSceneItemList", "requestId": "2",
+    "requestStatus": {"result": True, "code": 100},
+    "responseData": {"sceneItems": [
+        {"inputKind": "color_source_v3", "sceneItemEnabled": True, "sceneItemId": 1,
+         "sceneItemIndex": 0, "sourceName": "Backdrop"},
+        {"inputKind": "color_source_v3", "sceneItemEnabled": False, "sceneItemId": 2,
+         "sceneItemIndex": 1, "sourceName": "Banner"}]}}}))
+write("stream_json", "not-found", json.dumps({"op": 7, "d": {
+    "requestType": "SetCurrentProgramScene", "requestId": "3",
+    "requestStatus": {"result": False, "code": 600, "comment": "No source was found by the name of `Nope`."}}}))
+write("stream_json", "event-scene", json.dumps({"op": 5, "d": {
+    "eventType": "CurrentProgramSceneChanged", "eventIntent": 4,
+    "eventData": {"sceneName": "Live", "sceneUuid": "0b5d6f3e-0000-4000-8000-000000000000"}}}))
+write("stream_json", "event-item", json.dumps({"op": 5, "d": {
+    "eventType": "SceneItemEnableStateChanged", "eventIntent": 128,
+    "eventData": {"sceneName": "Live", "sceneItemId": 2, "sceneItemEnabled": False}}}))
+write("stream_json", "event-record", json.dumps({"op": 5, "d": {
+    "eventType": "RecordStateChanged", "eventIntent": 64,
+    "eventData": {"outputActive": True, "outputState": "OBS_WEBSOCKET_OUTPUT_STARTED",
+                  "outputPath": "/home/u/2026-11-24 14-36-52.mkv"}}}))
+write("stream_json", "event-scene-list", json.dumps({"op": 5, "d": {
+    "eventType": "SceneListChanged", "eventIntent": 4,
+    "eventData": {"scenes": [{"sceneIndex": 0, "sceneName": "B"}, {"sceneIndex": 1, "sceneName": "A"}]}}}))
+write("stream_json", "batch", json.dumps({"op": 9, "d": {"requestId": "b", "results": []}}))
+write("stream_json", "deep", "{\"op\": 5, \"d\": " + "[" * 40 + "]" * 40 + "}")
+write("stream_json", "truncated", json.dumps(HELLO)[:60])

@@ -186,7 +186,7 @@ TEST_CASE_FIXTURE(macro_fixture, "later capabilities fail with 'not available'")
 
 TEST_CASE_FIXTURE(macro_fixture, "a profile macro asks the profiles actor it was linked to") {
   start(with_slot(0, 0, {{"type", "profile"}, {"profile", "Gaming"}}));
-  hub->send(macros, m::macro_links{playing<m::profiles_actor>(profiles), {}});
+  hub->send(macros, m::macro_links{playing<m::profiles_actor>(profiles), {}, {}});
   trigger(0);
   REQUIRE(receive_within(profiles, [&](const m::profile_load& req) {
     CHECK(req.name == "Gaming");
@@ -207,7 +207,7 @@ TEST_CASE_FIXTURE(macro_fixture, "a smarthome macro asks the smart-home actor it
       {"type", "smarthome"}, {"entity_id", "switch.b"}, {"action", "turn_off"}, {"brightness", 40}};
   start({{"macros", set}});
   caf::scoped_actor home{actors.sys};
-  hub->send(macros, m::macro_links{{}, playing<m::smarthome_actor>(home)});
+  hub->send(macros, m::macro_links{{}, playing<m::smarthome_actor>(home), {}});
   using action = m::smarthome_command::action;
   trigger(0);
   REQUIRE(receive_within(home, [&](const m::smarthome_command& req) {
@@ -235,6 +235,37 @@ TEST_CASE_FIXTURE(macro_fixture, "a smarthome macro asks the smart-home actor it
         m::smarthome_outcome::result::timeout, "Home Assistant did not answer within 3 s", {}};
   }));
   CHECK(next_executed().error == "Home Assistant did not answer within 3 s");
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "stream macros ask the stream actor they were linked to") {
+  caf::scoped_actor stream{actors.sys};
+  auto set = with_slot(0, 0, {{"type", "stream_scene"}, {"scene_name", "Live"}})["macros"];
+  set["pages"]["0"][1] = {{"type", "stream_source"}, {"source_name", "Cam"}};
+  set["pages"]["0"][2] = {{"type", "stream_source"}, {"source_name", "Cam"}, {"visible", false}};
+  start({{"macros", set}});
+  hub->send(macros, m::macro_links{{}, {}, playing<m::stream_actor>(stream)});
+  trigger(0);
+  REQUIRE(receive_within(stream, [&](const m::stream_scene_set& req) {
+    CHECK(req.scene_name == "Live");
+    return m::stream_outcome{m::stream_outcome::result::ok, {}, {}};
+  }));
+  CHECK(next_executed().ok);
+  trigger(1);  // "toggle" by default: no value
+  REQUIRE(receive_within(stream, [&](const m::stream_source_set& req) {
+    CHECK(req.source_name == "Cam");
+    CHECK_FALSE(req.visible.has_value());
+    return m::stream_outcome{
+        m::stream_outcome::result::not_connected, "Streaming software not connected", {}};
+  }));
+  auto done = next_executed();
+  CHECK_FALSE(done.ok);
+  CHECK(done.error == "Streaming software not connected");
+  trigger(2);
+  REQUIRE(receive_within(stream, [&](const m::stream_source_set& req) {
+    CHECK(req.visible == std::optional<bool>(false));
+    return m::stream_outcome{m::stream_outcome::result::ok, {}, {}};
+  }));
+  CHECK(next_executed().ok);
 }
 
 TEST_CASE_FIXTURE(macro_fixture, "a sequence runs its steps in order, waits its delays, stops") {
