@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "protocol/music.hpp"
 #include "protocol/profiles.hpp"
 
 namespace mixerd {
@@ -16,6 +17,7 @@ namespace mixerd {
 // column). An invalid handle: that capability does not run.
 struct macro_links {
   profiles_actor profiles;
+  music_actor music;
 };
 
 // The outcome of step `step` of run `run` (a single macro is a run of one step). Reports of a run

@@ -67,7 +67,7 @@ toast_handler_list default_handlers() {
       {"system", "System", "#6B7280", true, true},
       {"stream", "Streaming", "#9146FF", true, false},
       {"smarthome", "Smart home", "#41BDF5", true, false},
-      {"music", "Music", "#1DB954", true, false},
+      {"music", "Music", "#1DB954", true, true},
       {"plugins", "Plugins", "#F59E0B", true, false},
   };
 }

@@ -241,7 +241,10 @@ macros_impl::behavior_type macro_behavior(macros_impl::stateful_pointer<macro_st
         }
       },
       [self](const settings_reloaded& reloaded) { on_settings_reloaded(self, reloaded.settings); },
-      [self](const macro_links& links) { self->state.profiles = links.profiles; },
+      [self](const macro_links& links) {
+        self->state.profiles = links.profiles;
+        self->state.music = links.music;
+      },
       [self](const macro_step_done& done) { on_step_done(self, done); },
   };
 }

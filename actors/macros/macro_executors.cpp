@@ -263,6 +263,18 @@ void run_profile_macro(self_ptr self, step_ref at, const json& fields) {
           [self, at](caf::error&) { report(self, at, profiles_missing); });
 }
 
+// ---- media: the active music player (MPRIS), through the music actor ---------------------------
+
+void run_media_macro(self_ptr self, step_ref at, const json& fields) {
+  const auto& music = self->state.music;
+  if (!music) return report(self, at, music_missing);
+  // The music actor answers within the bus call's limit; this one only covers a stuck actor.
+  self->request(music, limits::actor_request_timeout,
+                media_command{fields["action"].get<std::string>()})
+      .then([self, at](const media_outcome& out) { report(self, at, out.ok ? "" : out.error); },
+            [self, at](caf::error&) { report(self, at, music_missing); });
+}
+
 }  // namespace
 
 void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::json& fields) {
@@ -281,9 +293,9 @@ void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::j
       return run_volume_macro(self, at, fields);
     case macro_kind::profile:
       return run_profile_macro(self, at, fields);
-    // Later capabilities: each gets its executor here (a request to its actor, like profile).
-    case macro_kind::media:  // the music capability (MPRIS): play_pause, next, ...
-      return report(self, at, music_missing);
+    // Later capabilities: each gets its executor here (a request to its actor, like media).
+    case macro_kind::media:
+      return run_media_macro(self, at, fields);
     case macro_kind::stream_scene:   // the streaming capability (OBS): SetCurrentProgramScene
     case macro_kind::stream_source:  // SetSceneItemEnabled
       return report(self, at, streaming_missing);

@@ -165,6 +165,7 @@ const std::vector<documented_route>& documented_routes() {
       {listener_kind::controller, "GET", "/api/profiles/{name}", true},
       {listener_kind::controller, "PUT", "/api/profiles/{name}", true},
       {listener_kind::controller, "DELETE", "/api/profiles/{name}", true},
+      {listener_kind::controller, "GET", "/api/music", true},
       {listener_kind::notification, "GET", "/api/toast/health", false},
       {listener_kind::notification, "POST", "/api/toast/send", true},
       {listener_kind::notification, "GET", "/api/toast/handlers", true},
