@@ -12,7 +12,9 @@ namespace {
 std::vector<event> one_of_each() {
   return {slider_change{},        assignment_change{},   mute_change{},       volume_change{},
           profile_change{},       macro_executed{},      macro_page_change{}, macros_change{},
-          device_status_change{}, audio_status_change{}, serial_raw{},        device_input{}};
+          device_status_change{}, audio_status_change{}, smarthome_change{},  smarthome_status{},
+          stream_change{},        stream_status{},       music_change{},      serial_raw{},
+          device_input{}};
 }
 
 }  // namespace
@@ -38,7 +40,8 @@ TEST_CASE("client_topics are the topics of the events clients see") {
   }
   CHECK(clients == topics_of<slider_change, assignment_change, mute_change, volume_change,
                              profile_change, macro_executed, macro_page_change, macros_change,
-                             device_status_change, audio_status_change>());
+                             device_status_change, audio_status_change, smarthome_change,
+                             smarthome_status, stream_change, stream_status, music_change>());
   CHECK_FALSE(is_client_event(serial_raw{}));
   CHECK_FALSE(is_client_event(device_input{}));
 }
@@ -48,6 +51,24 @@ TEST_CASE("a macro outcome names its error only when it failed") {
         nlohmann::json{{"page", 1}, {"index", 4}, {"name", "Mic"}, {"ok", true}});
   CHECK(macro_executed{0, 0, "Web", false, "HTTP 500"}.to_json()["error"] == "HTTP 500");
   CHECK(macro_page_change{3}.to_json() == nlohmann::json{{"page", 3}});
+}
+
+TEST_CASE("the integrations' events carry the API's shapes") {
+  smarthome_device lamp{"light.desk", "Desk", "on", "light", 50};
+  CHECK(smarthome_change{lamp}.to_json() == nlohmann::json{{"entity_id", "light.desk"},
+                                                           {"friendly_name", "Desk"},
+                                                           {"state", "on"},
+                                                           {"brightness", 50},
+                                                           {"domain", "light"}});
+  smarthome_device plug{"switch.fan", "switch.fan", "off", "switch", std::nullopt};
+  CHECK(smarthome_change{plug}.to_json()["brightness"].is_null());
+  CHECK(stream_status{true, false, true}.to_json() ==
+        nlohmann::json{{"connected", true}, {"streaming", false}, {"recording", true}});
+  CHECK(stream_change{"Live"}.to_json() == nlohmann::json{{"scene", "Live"}});
+  CHECK(music_change{}.to_json().is_null());
+  music_state track{"mpv", "Playing", "Tone", "A, B", "Album", "", 600000};
+  CHECK(music_change{track}.to_json()["artist"] == "A, B");
+  CHECK(music_change{track}.to_json()["length_ms"] == 600000);
 }
 
 TEST_CASE("the wire names of the events") {
