@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -162,7 +163,8 @@ class session final : public mpris_bus, public std::enable_shared_from_this<sess
         owner_(std::move(owner)),
         gen_(gen),
         descriptor_(io),
-        timer_(io) {}
+        timer_(io),
+        open_timer_(io) {}
 
   ~session() override {
     if (descriptor_.is_open()) descriptor_.release();  // sd-bus owns the fd
@@ -170,6 +172,12 @@ class session final : public mpris_bus, public std::enable_shared_from_this<sess
   }
 
   void start() {
+    open_timer_.expires_after(options_.open_timeout);
+    open_timer_.async_wait([self = shared_from_this()](error_code ec) {
+      if (ec || self->opened_) return;
+      self->end("session D-Bus did not answer within " +
+                std::to_string(self->options_.open_timeout.count()) + " ms");
+    });
     int r = connect();
     if (r < 0) return end("session D-Bus not reachable: " + errno_text(r));
     const int fd = sd_bus_get_fd(bus_);
@@ -312,6 +320,7 @@ class session final : public mpris_bus, public std::enable_shared_from_this<sess
     net::post(io_, [self = shared_from_this()] {
       error_code ignored;
       self->timer_.cancel();
+      self->open_timer_.cancel();
       if (self->descriptor_.is_open()) {
         self->descriptor_.cancel(ignored);
         self->descriptor_.release();
@@ -333,6 +342,8 @@ class session final : public mpris_bus, public std::enable_shared_from_this<sess
       std::free(*p);
     }
     std::free(names);
+    opened_ = true;
+    open_timer_.cancel();
     caf::anon_send(owner_, opened_atom_v, gen_);
     for (const auto& name : players)
       fetch(name);
@@ -438,7 +449,9 @@ class session final : public mpris_bus, public std::enable_shared_from_this<sess
   std::uint64_t gen_;
   sd_bus* bus_ = nullptr;
   net::posix::stream_descriptor descriptor_;
-  net::steady_timer timer_;
+  net::steady_timer timer_;       // sd-bus's next deadline
+  net::steady_timer open_timer_;  // options_.open_timeout
+  bool opened_ = false;           // ListNames answered
   bool reading_ = false;
   bool writing_ = false;
   bool ended_ = false;

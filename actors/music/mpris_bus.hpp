@@ -30,8 +30,12 @@ namespace mixerd {
 struct mpris_bus_options {
   // A D-Bus address ("unix:path=/run/user/1000/bus"); empty: sd-bus's default user bus.
   std::string address;
-  // Limit of every method call, ListNames (the bus's first answer) included.
+  // Limit of every method call.
   std::chrono::milliseconds call_timeout{2000};
+  // Limit of the connection's start: connected, authenticated and ListNames answered. sd-bus's
+  // own limit for the authentication is much longer; a bus that accepts and stays silent would
+  // hold the attempt that long.
+  std::chrono::milliseconds open_timeout{5000};
 };
 
 class mpris_bus {

@@ -125,7 +125,7 @@ class Mpv:
         return self
 
     def get(self, prop):
-        """A property as mpv itself reports it (JSON IPC)."""
+        """A property as mpv itself reports it (JSON IPC); None while it is unavailable."""
         self._request_id += 1
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(5)
@@ -142,6 +142,8 @@ class Mpv:
                     line, buf = buf.split(b"\n", 1)
                     msg = json.loads(line)
                     if msg.get("request_id") == self._request_id:
+                        if msg.get("error") == "property unavailable":
+                            return None  # e.g. media-title before the file is open
                         assert msg.get("error") == "success", msg
                         return msg.get("data")
 

@@ -4,7 +4,11 @@ initial_state) is checked against what mpv plays; what `media` macros do is chec
 mpv's own IPC; track changes reach the device as toasts (docs/api.md, section 2.14)."""
 import json
 import os
+import queue
 import signal
+import socket
+import threading
+import time
 
 from conftest import get_json, http, wait_until
 from mpris_support import Mpv, SessionBus, make_tracks, mpv_factory, session_bus  # noqa: F401
@@ -209,3 +213,36 @@ def test_a_player_that_quits_leaves_no_state_and_the_active_one_is_the_last_star
         assert music(daemon) == {"connected": True, "state": None}
     finally:
         second.kill()
+
+
+def test_a_bus_that_accepts_and_stays_silent_holds_nothing_up_and_is_tried_again(
+        daemon_factory, tmp_path):
+    path = str(tmp_path / "silent-bus")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path)
+    listener.listen(8)
+    accepted = queue.Queue()
+
+    def accept():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            accepted.put((time.monotonic(), conn))
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        daemon = daemon_factory(env={"DBUS_SESSION_BUS_ADDRESS": "unix:path=" + path})
+        first, _ = accepted.get(timeout=10)
+        # The daemon answers at once while its bus attempt hangs.
+        asked = time.monotonic()
+        assert music(daemon) == {"connected": False, "state": None}
+        assert time.monotonic() - asked < 1
+        # The attempt is given up (5 s) and a new one made after the back-off (1 s).
+        second, _ = accepted.get(timeout=15)
+        assert 5 <= second - first < 10
+        daemon.wait_log("session D-Bus did not answer within 5000 ms")
+        assert music(daemon) == {"connected": False, "state": None}
+    finally:
+        listener.close()
