@@ -4,8 +4,10 @@
 #include <array>
 #include <utility>
 
+#include "protocol/device_codec.hpp"
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/validation.hpp"
 
 namespace mixerd {
 
@@ -27,14 +29,14 @@ const std::string* string_at(const mpris_metadata& metadata, const char* key) {
 
 std::string text_at(const mpris_metadata& metadata, const char* key) {
   const auto* s = string_at(metadata, key);
-  return s ? *s : std::string();
+  return s ? clean_text(*s) : std::string();
 }
 
 // xesam:artist is a list of strings; some players send one string.
 std::string artists_at(const mpris_metadata& metadata, const char* key) {
   auto it = metadata.find(key);
   if (it == metadata.end()) return {};
-  if (const auto* one = std::get_if<std::string>(&it->second)) return *one;
+  if (const auto* one = std::get_if<std::string>(&it->second)) return clean_text(*one);
   const auto* list = std::get_if<std::vector<std::string>>(&it->second);
   if (!list) return {};
   std::string out;
@@ -42,8 +44,9 @@ std::string artists_at(const mpris_metadata& metadata, const char* key) {
     if (artist.empty()) continue;
     if (!out.empty()) out += ", ";
     out += artist;
+    if (out.size() > max_text_bytes) break;
   }
-  return out;
+  return clean_text(out);
 }
 
 // mpris:length is an int64 of microseconds; players also send uint64, int32 or a double.
@@ -77,6 +80,13 @@ std::string first_chars(const std::string& text, std::size_t max_chars) {
 
 }  // namespace
 
+std::string clean_text(std::string_view text) {
+  std::string out(protocol::utf8_prefix(text, max_text_bytes));
+  for (auto& c : out)
+    if (validation::is_control_byte(c)) c = ' ';
+  return out;
+}
+
 bool is_player_name(std::string_view bus_name) {
   return bus_name.size() > player_prefix.size() &&
          bus_name.substr(0, player_prefix.size()) == player_prefix;
@@ -100,7 +110,7 @@ track track_of(const mpris_metadata& metadata) {
 
 music_state state_of(const player& p) {
   music_state s;
-  s.player = !p.identity.empty()      ? p.identity
+  s.player = !p.identity.empty()      ? clean_text(p.identity)
              : is_player_name(p.name) ? p.name.substr(player_prefix.size())
                                       : p.name;
   s.status = p.status;

@@ -94,6 +94,13 @@ inline constexpr std::string_view no_player_error = "No music player running";
 inline constexpr std::size_t max_players = 32;
 // At most this many media commands wait for a player's answer; one more fails at once.
 inline constexpr std::size_t max_pending_commands = 16;
+// Longest text taken from a player (each Metadata text, the joined artists, the Identity, an
+// error message), in bytes: longer ones are cut on a character boundary.
+inline constexpr std::size_t max_text_bytes = 1024;
+
+// A text from a player as mixerd keeps it: cut to max_text_bytes, control characters as spaces
+// (it reaches the log, the JSON bodies and the device).
+std::string clean_text(std::string_view text);
 
 // True for a bus name an MPRIS player owns ("org.mpris.MediaPlayer2.<something>").
 bool is_player_name(std::string_view bus_name);
@@ -103,7 +110,8 @@ std::string status_of(std::string_view playback_status);
 
 // The track fields of a Music state from a Metadata map: xesam:title, xesam:artist (a list
 // joined with ", "; a single string is taken as it is), xesam:album, mpris:artUrl, mpris:length
-// (microseconds, any integer type or a double; negative counts as 0) in milliseconds.
+// (microseconds, any integer type or a double; negative counts as 0) in milliseconds. Texts go
+// through clean_text.
 struct track {
   std::string title;
   std::string artist;

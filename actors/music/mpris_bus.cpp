@@ -41,8 +41,8 @@ std::string errno_text(int negative_errno) {
 std::string reply_error(sd_bus_message* reply) {
   const sd_bus_error* e = sd_bus_message_get_error(reply);
   if (!e) return {};
-  if (e->message && *e->message) return e->message;
-  return e->name ? e->name : "error";
+  if (e->message && *e->message) return music::clean_text(e->message);
+  return music::clean_text(e->name ? e->name : "error");
 }
 
 // ---- reading values out of a message ---------------------------------------------------------
@@ -182,7 +182,9 @@ class session final : public mpris_bus, public std::enable_shared_from_this<sess
     if (r < 0) return end("session D-Bus not reachable: " + errno_text(r));
     const int fd = sd_bus_get_fd(bus_);
     if (fd < 0) return end("session D-Bus not reachable: " + errno_text(fd));
-    descriptor_.assign(fd);
+    error_code ec;
+    descriptor_.assign(fd, ec);
+    if (ec) return end("session D-Bus: " + ec.message());
     // The filters first: the bus applies them before it answers ListNames, so no player
     // appearing in between is missed.
     const std::string owners = "type='signal',sender='" + std::string(dbus_name) + "',interface='" +

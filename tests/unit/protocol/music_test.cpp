@@ -78,6 +78,19 @@ TEST_CASE("metadata: what real players send besides the specification is read or
   CHECK(empty.length_ms == 0);
 }
 
+TEST_CASE("texts from a player are bounded and lose their control characters") {
+  CHECK(music::clean_text("Line\nbreak\tand\x7f") == "Line break and ");
+  const std::string huge = std::string(1023, 'a') + "\xC3\xA9";  // é would cross 1024
+  CHECK(music::clean_text(huge) == std::string(1023, 'a'));
+  auto t = music::track_of(
+      {{"xesam:title", std::string(5000, 't')}, {"xesam:artist", strings(3000, "Some Artist")}});
+  CHECK(t.title.size() == music::max_text_bytes);
+  CHECK(t.artist.size() == music::max_text_bytes);
+  music::player p;
+  p.identity = "Evil\r\nPlayer";
+  CHECK(music::state_of(p).player == "Evil  Player");
+}
+
 TEST_CASE("PlaybackStatus: the three values pass, anything else counts as Stopped") {
   CHECK(music::status_of("Playing") == "Playing");
   CHECK(music::status_of("Paused") == "Paused");
