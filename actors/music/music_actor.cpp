@@ -13,6 +13,9 @@ namespace {
 
 constexpr std::string_view component = "music";
 constexpr auto max_backoff = std::chrono::seconds(30);
+// A track change counts once the track has stayed this long: a player that first names the file
+// and then its tags (mpv) makes one change, not two.
+constexpr auto track_settle_time = std::chrono::milliseconds(300);
 using self_ptr = music_impl::stateful_pointer<music_actor_state>;
 
 // A media command's answer must come within the bus call's own limit; this covers a connection
@@ -32,13 +35,23 @@ void refresh(self_ptr self) {
   std::optional<music_state> now;
   if (const auto* active = music::active_of(st.players)) now = music::state_of(*active);
   if (now == st.active) return publish_view(self);
-  if (music::is_track_change(st.active, now)) {
-    ++st.track_changes;
-    if (st.wiring.toast) self->send(st.wiring.toast, toast_notice{"music", music::toast_of(*now)});
-  }
+  if (music::is_track_change(st.active, now))
+    self->delayed_send(self, track_settle_time, recheck_atom_v, ++st.settling);
   st.active = now;
   publish_view(self);
   self->send(st.wiring.hub, caf::publish_atom_v, event{music_change{now}});
+}
+
+// The track has stayed since the change `seq`: counted and shown unless it is the one counted
+// last.
+void on_settled(self_ptr self, std::uint64_t seq) {
+  auto& st = self->state;
+  if (seq != st.settling || !music::is_track_change(st.counted, st.active)) return;
+  st.counted = st.active;
+  ++st.track_changes;
+  publish_view(self);
+  if (st.wiring.toast)
+    self->send(st.wiring.toast, toast_notice{"music", music::toast_of(*st.active)});
 }
 
 void fail_commands(self_ptr self, const std::string& why) {
@@ -147,6 +160,7 @@ music_impl::behavior_type music_behavior(music_impl::stateful_pointer<music_acto
         if (gen != self->state.gen) return;
         lost(self, reason);
       },
+      [self](recheck_atom, std::uint64_t seq) { on_settled(self, seq); },
       [self](retry_atom, std::uint64_t gen) {
         if (gen != self->state.gen || self->state.bus) return;
         connect(self);

@@ -47,8 +47,10 @@ struct music_actor_state {
   std::chrono::seconds backoff{1};
   std::string last_failure;  // logged once until it changes or the bus comes back
   std::map<std::string, music::player> players;
-  std::uint64_t order = 0;            // found and started stamps
-  std::optional<music_state> active;  // as last published
+  std::uint64_t order = 0;             // found and started stamps
+  std::optional<music_state> active;   // as last published
+  std::optional<music_state> counted;  // the state of the last track change counted
+  std::uint64_t settling = 0;          // track changes seen (each settles before it counts)
   std::uint64_t track_changes = 0;
   std::map<std::uint64_t, caf::typed_response_promise<media_outcome>> commands;
   std::uint64_t last_command = 0;
@@ -63,6 +65,7 @@ using music_impl =
     music_actor::extend<caf::reacts_to<opened_atom, std::uint64_t>,
                         caf::reacts_to<closed_atom, std::uint64_t, std::string>,
                         caf::reacts_to<retry_atom, std::uint64_t>,
+                        caf::reacts_to<recheck_atom, std::uint64_t>,
                         caf::reacts_to<mpris_player_update>, caf::reacts_to<mpris_player_gone>,
                         caf::reacts_to<mpris_call_done>>;
 
