@@ -9,6 +9,7 @@
 #include "actors/log.hpp"
 #include "actors/macros/macro_actor.hpp"
 #include "actors/mixer/mixer_actor.hpp"
+#include "actors/music/music_actor.hpp"
 #include "actors/network/network_actor.hpp"
 #include "actors/plants/plant_store_actor.hpp"
 #include "actors/profiles/profile_actor.hpp"
@@ -19,6 +20,7 @@
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/music.hpp"
 
 namespace mixerd {
 
@@ -114,7 +116,7 @@ const capability_row capability_table[] = {
      [](const directory& dir, const caf::actor& self) {
        caf::anon_send(caf::actor_cast<macros_impl>(self),
                       macro_links{dir.get<profiles_actor>(), dir.get<smarthome_actor>(),
-                                  dir.get<stream_actor>()});
+                                  dir.get<stream_actor>(), dir.get<music_actor>()});
      }},
     {"auth",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
@@ -180,6 +182,19 @@ const capability_row capability_table[] = {
      producers, nullptr,
      [](const directory& dir, nlohmann::json& state) {
        if (auto view = dir.view<stream_view>()) state["stream"] = stream::state_body(*view);
+     }},
+    // The session D-Bus connection runs on the io thread; a bus that is absent or slow never
+    // holds up start-up (the actor reports connected false and tries again).
+    {"music",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       music_wiring wiring{o.io, dir.get<hub_actor>(), dir.get<toast_actor>(),
+                           music_bus_from_environment()};
+       auto view = dir.slot(music_view{});
+       return registered<music_actor>(dir, sys.spawn(music_behavior, std::move(wiring), view));
+     },
+     producers, nullptr,
+     [](const directory& dir, nlohmann::json& state) {
+       if (auto view = dir.view<music_view>()) state["music"] = music::to_json(*view);
      }},
     // After mixer and macros (a load hands its parts to both, a save reads both views), and last:
     // its start-up reads and may write the profile folder (fsync), which must not delay the

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "protocol/music.hpp"
 #include "protocol/profiles.hpp"
 #include "protocol/smarthome.hpp"
 #include "protocol/stream.hpp"
@@ -20,6 +21,7 @@ struct macro_links {
   profiles_actor profiles;
   smarthome_actor smarthome;
   stream_actor stream;
+  music_actor music;
 };
 
 // The outcome of step `step` of run `run` (a single macro is a run of one step). Reports of a run

@@ -19,6 +19,7 @@
 #include "protocol/macro_runs.hpp"
 #include "protocol/macros.hpp"
 #include "protocol/mixer.hpp"
+#include "protocol/music.hpp"
 #include "protocol/network.hpp"
 #include "protocol/plants.hpp"
 #include "protocol/profiles.hpp"
@@ -100,6 +101,12 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::smarthome_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::stream_scene_set)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::stream_source_set)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::stream_outcome)
+// music
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mpris_player_update)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mpris_player_gone)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mpris_call_done)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::media_command)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::media_outcome)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
 
@@ -165,5 +172,11 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::smarthome_outcome))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::stream_scene_set))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::stream_source_set))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::stream_outcome))
+// music
+CAF_ADD_TYPE_ID(mixerd, (mixerd::mpris_player_update))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::mpris_player_gone))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::mpris_call_done))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::media_command))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::media_outcome))
 
 CAF_END_TYPE_ID_BLOCK(mixerd)

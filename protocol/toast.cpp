@@ -61,14 +61,14 @@ const std::vector<std::string_view>& icon_names() {
 
 toast_handler_list default_handlers() {
   // api: this interface; system: device connect/disconnect (and, with the audio backend, a lost
-  // audio server); stream: the streaming software; smarthome: a toggle's result. The others are
-  // loaded once their integrations exist.
+  // audio server); stream: the streaming software; smarthome: a toggle's result; music: a track
+  // change. plugins is loaded while a plugin runs.
   return {
       {"api", "API Receiver", "#3B82F6", true, true},
       {"system", "System", "#6B7280", true, true},
       {"stream", "Streaming", "#9146FF", true, true},
       {"smarthome", "Smart home", "#41BDF5", true, true},
-      {"music", "Music", "#1DB954", true, false},
+      {"music", "Music", "#1DB954", true, true},
       {"plugins", "Plugins", "#F59E0B", true, false},
   };
 }

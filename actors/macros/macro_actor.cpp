@@ -245,6 +245,7 @@ macros_impl::behavior_type macro_behavior(macros_impl::stateful_pointer<macro_st
         self->state.profiles = links.profiles;
         self->state.smarthome = links.smarthome;
         self->state.stream = links.stream;
+        self->state.music = links.music;
       },
       [self](const macro_step_done& done) { on_step_done(self, done); },
   };

@@ -54,6 +54,7 @@ struct macro_state {
   profiles_actor profiles;    // from the link message; invalid: "Profiles not available"
   smarthome_actor smarthome;  // from the link message; invalid: "Smart home not available"
   stream_actor stream;        // from the link message; invalid: "Streaming software not available"
+  music_actor music;          // from the link message; invalid: "Music player not available"
   std::shared_ptr<published<macro_view>> view;
   // At most one run per slot (36 in all): a slot still running is not started again.
   std::map<std::uint64_t, macro_run> runs;

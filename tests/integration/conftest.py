@@ -25,6 +25,9 @@ NO_AUDIO_SERVER = "unix:/nonexistent/mixerd-tests/pulse/native"
 # Nor type into the user's desktop: hotkey macros get no uinput and no $DISPLAY unless a test
 # passes its own (xserver_support.py).
 NO_UINPUT = "/nonexistent/mixerd-tests/uinput"
+# Nor command the user's music players: tests that want a session bus start a private one
+# (mpris_support.py) and pass its DBUS_SESSION_BUS_ADDRESS.
+NO_SESSION_BUS = "unix:path=/nonexistent/mixerd-tests/dbus/bus"
 LISTEN_RE = re.compile(r"(controller|notification API|plant store) listening on \S+:(\d+)")
 
 
@@ -143,6 +146,7 @@ class Daemon:
                      "--toast-port", "0", "--plants-port", "0", *args]
         inherited = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
         self.env = {**inherited, "PULSE_SERVER": NO_AUDIO_SERVER, "MIXERD_UINPUT": NO_UINPUT,
+                    "DBUS_SESSION_BUS_ADDRESS": NO_SESSION_BUS,
                     **(env or {})}
         self.proc = None
         self.ports = {}

@@ -15,7 +15,8 @@ import socketio
 
 NODE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node")
 TRANSPORTS = ("polling", "websocket", "default")
-STATE_KEYS = {"sliders", "mutes", "volume", "macros", "profiles", "status", "connected"}
+STATE_KEYS = {"sliders", "mutes", "volume", "macros", "profiles", "status", "connected",
+              "smarthome", "stream", "music"}
 RS = "\x1e"  # Engine.IO polling payload separator
 
 

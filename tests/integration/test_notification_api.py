@@ -292,7 +292,7 @@ def test_handlers_list(daemon_factory):
     for h in handlers.values():
         assert set(h) == {"id", "name", "enabled", "loaded", "color"}
         assert h["enabled"] is True and re.match(r"^#[0-9A-F]{6}$", h["color"])
-        assert h["loaded"] is (h["id"] in ("api", "system", "stream", "smarthome"))
+        assert h["loaded"] is (h["id"] != "plugins")
 
 
 def test_handler_switch_persists_across_a_restart(daemon_factory, data_dir):

@@ -34,6 +34,7 @@ struct macro_fixture {
   caf::scoped_actor settings{actors.sys};
   caf::scoped_actor mixer{actors.sys};
   caf::scoped_actor profiles{actors.sys};
+  caf::scoped_actor music{actors.sys};
   std::shared_ptr<m::published<m::macro_view>> view;
   m::macros_impl macros;
 
@@ -186,7 +187,7 @@ TEST_CASE_FIXTURE(macro_fixture, "later capabilities fail with 'not available'")
 
 TEST_CASE_FIXTURE(macro_fixture, "a profile macro asks the profiles actor it was linked to") {
   start(with_slot(0, 0, {{"type", "profile"}, {"profile", "Gaming"}}));
-  hub->send(macros, m::macro_links{playing<m::profiles_actor>(profiles), {}, {}});
+  hub->send(macros, m::macro_links{playing<m::profiles_actor>(profiles), {}, {}, {}});
   trigger(0);
   REQUIRE(receive_within(profiles, [&](const m::profile_load& req) {
     CHECK(req.name == "Gaming");
@@ -207,7 +208,7 @@ TEST_CASE_FIXTURE(macro_fixture, "a smarthome macro asks the smart-home actor it
       {"type", "smarthome"}, {"entity_id", "switch.b"}, {"action", "turn_off"}, {"brightness", 40}};
   start({{"macros", set}});
   caf::scoped_actor home{actors.sys};
-  hub->send(macros, m::macro_links{{}, playing<m::smarthome_actor>(home), {}});
+  hub->send(macros, m::macro_links{{}, playing<m::smarthome_actor>(home), {}, {}});
   using action = m::smarthome_command::action;
   trigger(0);
   REQUIRE(receive_within(home, [&](const m::smarthome_command& req) {
@@ -243,7 +244,7 @@ TEST_CASE_FIXTURE(macro_fixture, "stream macros ask the stream actor they were l
   set["pages"]["0"][1] = {{"type", "stream_source"}, {"source_name", "Cam"}};
   set["pages"]["0"][2] = {{"type", "stream_source"}, {"source_name", "Cam"}, {"visible", false}};
   start({{"macros", set}});
-  hub->send(macros, m::macro_links{{}, {}, playing<m::stream_actor>(stream)});
+  hub->send(macros, m::macro_links{{}, {}, playing<m::stream_actor>(stream), {}});
   trigger(0);
   REQUIRE(receive_within(stream, [&](const m::stream_scene_set& req) {
     CHECK(req.scene_name == "Live");
@@ -266,6 +267,28 @@ TEST_CASE_FIXTURE(macro_fixture, "stream macros ask the stream actor they were l
     return m::stream_outcome{m::stream_outcome::result::ok, {}, {}};
   }));
   CHECK(next_executed().ok);
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "a media macro asks the music actor; its answer is the outcome") {
+  json set = m::macros::to_json(m::macros::default_pages());
+  set["pages"]["0"][0] = {{"type", "media"}, {"action", "next"}};
+  set["pages"]["0"][1] = {{"type", "media"}, {"action", "play_pause"}};
+  start({{"macros", set}});
+  hub->send(macros, m::macro_links{{}, {}, {}, playing<m::music_actor>(music)});
+  trigger(0);
+  REQUIRE(receive_within(music, [&](const m::media_command& req) {
+    CHECK(req.action == "next");
+    return m::media_outcome{true, ""};
+  }));
+  CHECK(next_executed().ok);
+  trigger(1);
+  REQUIRE(receive_within(music, [&](const m::media_command& req) {
+    CHECK(req.action == "play_pause");
+    return m::media_outcome{false, "No music player running"};
+  }));
+  auto done = next_executed();
+  CHECK_FALSE(done.ok);
+  CHECK(done.error == "No music player running");
 }
 
 TEST_CASE_FIXTURE(macro_fixture, "a sequence runs its steps in order, waits its delays, stops") {

@@ -29,6 +29,7 @@ namespace {
 struct system_fixture {
   m::test::temp_dir data;
   m::test::scoped_env no_audio{"PULSE_SERVER", "unix:/nonexistent/mixerd-unit/pulse/native"};
+  m::test::scoped_env no_bus{"DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/mixerd-unit/bus"};
   m::test::io_thread io;
   m::test::actor_fixture actors;
   m::running_system running;
@@ -69,6 +70,9 @@ TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability a
   CHECK(dir.get<m::plants_actor>());
   CHECK(dir.get<m::macros_actor>());
   CHECK(dir.get<m::profiles_actor>());
+  CHECK(dir.get<m::smarthome_actor>());
+  CHECK(dir.get<m::stream_actor>());
+  CHECK(dir.get<m::music_actor>());
   // Readers see a view from the moment a capability is spawned.
   CHECK(dir.view<m::device_status>() != nullptr);
   CHECK(dir.view<m::audio_view>() != nullptr);
@@ -80,13 +84,15 @@ TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability a
 
   // initial_state: what the capabilities contribute, and the empty shapes of the rest.
   auto state = dir.initial_state();
-  for (const char* key :
-       {"sliders", "mutes", "volume", "status", "connected", "macros", "profiles"})
+  for (const char* key : {"sliders", "mutes", "volume", "status", "connected", "macros", "profiles",
+                          "smarthome", "stream", "music"})
     CHECK_MESSAGE(state.contains(key), key);
   CHECK(state["volume"] == 30);
   CHECK(state["connected"] == false);
   CHECK(state["status"]["audio_connected"] == false);
   CHECK(state["sliders"].size() == 4);
+  // No session bus here: the music part says so.
+  CHECK(state["music"] == json{{"connected", false}, {"state", nullptr}});
   // The macros' part is the page set read from the settings.
   CHECK(state["macros"]["page_names"]["2"] == "Games");
   CHECK(state["macros"]["pages"]["3"].size() == 9);
@@ -135,7 +141,7 @@ TEST_CASE_FIXTURE(system_fixture, "shutdown stops every capability") {
   std::vector<caf::actor> all;
   for (const auto& phase : running.phases)
     all.insert(all.end(), phase.begin(), phase.end());
-  CHECK(all.size() == 13);
+  CHECK(all.size() == 14);
   caf::scoped_actor watcher{actors.sys};
   for (const auto& a : all)
     watcher->monitor(a);

@@ -164,7 +164,7 @@ TEST_CASE_FIXTURE(toast_fixture, "switches are persisted as toast_handlers") {
   start();
   auto sw = ask<mixerd::toast_switch_result>(mixerd::toast_switch{"music", false});
   CHECK(sw.handler.id == "music");
-  CHECK_FALSE(sw.handler.loaded);
+  CHECK(sw.handler.loaded);
   auto put = next_put();
   CHECK(put.first == "toast_handlers");
   CHECK(put.second == json{{"api", true},
