@@ -32,8 +32,9 @@ import time
 
 import pytest
 
+from xserver_support import XServer
+
 OBS = shutil.which("obs")
-XVFB = shutil.which("Xvfb") or "/usr/bin/Xvfb"
 PASSWORD = "testpass123"
 OBS_PORT = 4455
 # The scene list as OBS's UI shows it (top first), and the sources of SCENES[0] as its sources
@@ -234,32 +235,12 @@ class ObsStudio:
         self.runs = 0
         self.log_path = None
 
-    def _start_xvfb(self):
-        ready_read, ready_write = os.pipe()
-        self.xvfb = subprocess.Popen(
-            self.namespace.command([XVFB, "-displayfd", str(ready_write), "-screen", "0",
-                                    "640x480x24", "-nolisten", "tcp", "-noreset"]),
-            pass_fds=(ready_write,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
-        os.close(ready_write)
-        number = b""
-        deadline = time.monotonic() + 15
-        try:
-            while not number.endswith(b"\n"):
-                ready, _, _ = select.select([ready_read], [], [], max(deadline - time.monotonic(), 0))
-                chunk = os.read(ready_read, 16) if ready else b""
-                if not chunk:
-                    raise AssertionError("Xvfb did not start")
-                number += chunk
-        finally:
-            os.close(ready_read)
-        self.display = ":" + number.decode().strip()
-
     def start(self, fresh_home=True, timeout=30):
         """Starts OBS (a fresh HOME unless `fresh_home` is false) and waits until its WebSocket
         server identifies a client."""
         if self.xvfb is None:
-            self._start_xvfb()
+            self.xvfb = XServer(screen="640x480x24", wrap=self.namespace.command)
+            self.display = self.xvfb.display
         self.runs += 1
         if fresh_home or not hasattr(self, "home"):
             self.home = os.path.join(self.base, f"home{self.runs}")
@@ -310,8 +291,7 @@ class ObsStudio:
     def close(self):
         self.stop()
         if self.xvfb:
-            self.xvfb.kill()
-            self.xvfb.wait()
+            self.xvfb.stop()
             self.xvfb = None
 
 

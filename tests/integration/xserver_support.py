@@ -32,16 +32,17 @@ def keysym_name(keysym):
 
 class XServer:
     """Xvfb on a display number it picks itself (-displayfd): free of clashes with other servers
-    and other test runs. `display` (":N") is known once the server accepts connections."""
+    and other test runs. `display` (":N") is known once the server accepts connections.
+    `wrap` turns the command into the one to run (e.g. inside a network namespace)."""
 
-    def __init__(self):
+    def __init__(self, screen="320x240x24", wrap=lambda argv: argv):
         assert os.path.exists(XVFB), "Xvfb is missing: run tools/install-deps.sh --with-tests"
         ready_read, ready_write = os.pipe()
         # -noreset: the server keeps its state when its last client leaves (the daemon connects
         # per key press).
         self.proc = subprocess.Popen(
-            [XVFB, "-displayfd", str(ready_write), "-screen", "0", "320x240x24", "-nolisten", "tcp",
-             "-noreset"],
+            wrap([XVFB, "-displayfd", str(ready_write), "-screen", "0", screen, "-nolisten", "tcp",
+                  "-noreset"]),
             pass_fds=(ready_write,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE)
         os.close(ready_write)
