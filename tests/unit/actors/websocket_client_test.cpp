@@ -211,3 +211,22 @@ TEST_CASE("a message beyond the size limit ends the link") {
   CHECK(closed.code == 0);
   CHECK(closed.reason.find("larger than 1024") != std::string::npos);
 }
+
+TEST_CASE("a binary message ends the link: these services speak text") {
+  test::io_thread io;
+  test::actor_fixture actors;
+  caf::scoped_actor self{actors.sys};
+  scripted_server server([](bws::stream<tcp::socket>& ws) {
+    ws.binary(true);
+    beast::error_code ec;
+    ws.write(net::buffer(std::string("\x01\x02", 2)), ec);
+    read_text(ws);
+  });
+  websocket_endpoint endpoint;
+  endpoint.url = server.url();
+  auto client = open_websocket(io.io, endpoint, caf::actor{self}, 6);
+  REQUIRE(test::receive_within(self, [](opened_atom, std::uint64_t) {}));
+  auto closed = wait_closed(self, 6);
+  CHECK(closed.code == 0);
+  CHECK(closed.reason.find("binary") != std::string::npos);
+}
