@@ -206,6 +206,15 @@ class Daemon:
         return self.proc.returncode
 
 
+def write_settings(data_dir, content):
+    """Writes DATA_DIR/settings.json: `content` as given when it is text, else as JSON."""
+    os.makedirs(data_dir, exist_ok=True)
+    path = os.path.join(data_dir, "settings.json")
+    with open(path, "w") as f:
+        f.write(content if isinstance(content, str) else json.dumps(content, indent=2))
+    return path
+
+
 def make_cert_pair(certs_dir, name="controller"):
     """A self-signed certificate and key for localhost in certs_dir; returns their paths."""
     os.makedirs(certs_dir, exist_ok=True)

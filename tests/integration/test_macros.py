@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import MIXERD_BIN, get_json, http, wait_until
+from conftest import MIXERD_BIN, get_json, http, wait_until, write_settings
 from socketio_support import clients  # noqa: F401 (a fixture)
 
 EMPTY = {"type": "none", "name": "", "icon": ""}
@@ -26,12 +26,6 @@ def macro_set(slots, current=0, names=None):
     return {"current_page": current,
             "page_names": names or {str(p): f"Page {p + 1}" for p in range(4)},
             "pages": pages}
-
-
-def write_settings(data_dir, settings):
-    os.makedirs(data_dir, exist_ok=True)
-    with open(os.path.join(data_dir, "settings.json"), "w") as f:
-        json.dump(settings, f, indent=2)
 
 
 def read_settings(data_dir):

@@ -5,15 +5,7 @@ import signal
 import stat
 import subprocess
 
-from conftest import MIXERD_BIN, get_json, wait_until
-
-
-def write_settings(data_dir, content):
-    os.makedirs(data_dir, exist_ok=True)
-    path = os.path.join(data_dir, "settings.json")
-    with open(path, "w") as f:
-        f.write(content if isinstance(content, str) else json.dumps(content, indent=2))
-    return path
+from conftest import MIXERD_BIN, get_json, wait_until, write_settings
 
 
 def read_settings(data_dir):

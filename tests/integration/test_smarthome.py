@@ -12,19 +12,13 @@ import time
 
 import pytest
 
-from conftest import MIXERD_BIN, get_json, http, make_cert_pair, wait_until
+from conftest import MIXERD_BIN, get_json, http, make_cert_pair, wait_until, write_settings
 from ha_fake import FakeHomeAssistant, demo_states
 from socketio_support import clients  # noqa: F401 (a fixture)
 
 TOKEN = "eyJhbGciOiJIUzI1NiJ9.fake-long-lived-token-for-tests.x1Y2z3"
 NOT_CONNECTED = {"error": "Smart home not connected"}
 EMPTY = {"type": "none", "name": "", "icon": ""}
-
-
-def write_settings(data_dir, settings):
-    os.makedirs(data_dir, exist_ok=True)
-    with open(os.path.join(data_dir, "settings.json"), "w") as f:
-        json.dump(settings, f, indent=2)
 
 
 def smarthome_settings(ha, token=TOKEN, **extra):

@@ -12,18 +12,12 @@ import time
 
 import pytest
 
-from conftest import MIXERD_BIN, get_json, http, wait_until
+from conftest import MIXERD_BIN, get_json, http, wait_until, write_settings
 from obs_support import PASSWORD, SCENES, SOURCES, ObsClient, obs  # noqa: F401 (a fixture)
 from socketio_support import clients  # noqa: F401 (a fixture)
 
 NOT_CONNECTED = {"error": "Streaming software not connected"}
 EMPTY = {"type": "none", "name": "", "icon": ""}
-
-
-def write_settings(data_dir, settings):
-    os.makedirs(data_dir, exist_ok=True)
-    with open(os.path.join(data_dir, "settings.json"), "w") as f:
-        json.dump(settings, f, indent=2)
 
 
 def stream_settings(obs, password=PASSWORD):  # noqa: F811
