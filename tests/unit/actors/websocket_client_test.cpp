@@ -124,6 +124,7 @@ TEST_CASE("a websocket client exchanges text both ways and reports the peer's cl
   CHECK(closed.code == 4009);
   CHECK(closed.reason.find("Authentication failed") != std::string::npos);
   server.finish();
+  CHECK(server.asked_protocol == "x.json");
   CHECK(first == "one");
   CHECK(second == "two");
 }
