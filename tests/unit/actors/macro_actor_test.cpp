@@ -80,15 +80,7 @@ struct macro_fixture {
     hub->send(macros, m::event{m::device_input{std::move(input)}});
   }
 
-  std::pair<std::string, json> next_put() {
-    std::pair<std::string, json> out;
-    REQUIRE_MESSAGE(receive_within(settings,
-                                   [&](caf::put_atom, const std::string& key, const json& value) {
-                                     out = {key, value};
-                                   }),
-                    "the settings actor got no put within 2 s");
-    return out;
-  }
+  std::pair<std::string, json> next_put() { return mixerd::test::next_put(settings); }
 };
 
 json command(std::vector<std::string> argv, const char* name = "cmd") {

@@ -99,15 +99,7 @@ struct mixer_fixture : mixerd::test::actor_fixture {
 
   event next_published() { return mixerd::test::next_published(hub); }
 
-  std::pair<std::string, json> next_put() {
-    std::pair<std::string, json> out;
-    REQUIRE_MESSAGE(receive_within(settings,
-                                   [&](caf::put_atom, const std::string& key, const json& value) {
-                                     out = {key, value};
-                                   }),
-                    "the settings actor got no put within 2 s");
-    return out;
-  }
+  std::pair<std::string, json> next_put() { return mixerd::test::next_put(settings); }
 
   // Checks that `who` got nothing from the mixer before the mixer answered a probe sent now:
   // messages between two actors keep their order.

@@ -79,13 +79,7 @@ struct toast_fixture : mixerd::test::actor_fixture {
     return protocol::encode_host_command(cmd).text;
   }
 
-  std::pair<std::string, json> next_put() {
-    std::pair<std::string, json> out;
-    REQUIRE(receive_within(settings, [&](caf::put_atom, const std::string& k, const json& v) {
-      out = {k, v};
-    }));
-    return out;
-  }
+  std::pair<std::string, json> next_put() { return mixerd::test::next_put(settings); }
 
   mixerd::toast_history history() {
     return ask<mixerd::toast_history>(caf::get_atom_v, mixerd::history_atom_v);

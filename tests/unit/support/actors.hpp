@@ -103,6 +103,18 @@ inline event next_published(caf::scoped_actor& hub) {
   return out;
 }
 
+// The next key and value put into the settings actor (played by `settings`).
+inline std::pair<std::string, nlohmann::json> next_put(caf::scoped_actor& settings) {
+  std::pair<std::string, nlohmann::json> out;
+  REQUIRE_MESSAGE(
+      receive_within(settings,
+                     [&](caf::put_atom, const std::string& key, const nlohmann::json& value) {
+                       out = {key, value};
+                     }),
+      "the settings actor got no put within 2 s");
+  return out;
+}
+
 // The next event that a subscriber receives.
 inline event next_event(caf::scoped_actor& subscriber) {
   event out;
