@@ -68,6 +68,10 @@ nlohmann::json music_change::to_json() const {
   return state ? json::to_json(*state) : nlohmann::json(nullptr);
 }
 
+nlohmann::json plugin_status::to_json() const {
+  return json::to_json(plugin);
+}
+
 nlohmann::json serial_raw::to_json() const {
   return {{"data", line}};
 }

@@ -129,6 +129,13 @@ struct music_change {
   std::optional<music_state> state;
   nlohmann::json to_json() const;
 };
+// A plugin's state, restarts, last error or switch changed (GET /api/plugins shows the same).
+struct plugin_status {
+  static constexpr std::string_view wire_name = "plugin_status";
+  static constexpr bool for_clients = true;
+  plugin_info plugin;
+  nlohmann::json to_json() const;
+};
 // A device line no codec rule understood (boot chatter, newer firmware); for plugins.
 struct serial_raw {
   static constexpr std::string_view wire_name = "serial_raw";
@@ -148,7 +155,7 @@ using event =
     std::variant<slider_change, assignment_change, mute_change, volume_change, profile_change,
                  macro_executed, macro_page_change, macros_change, device_status_change,
                  audio_status_change, smarthome_change, smarthome_status, stream_change,
-                 stream_status, music_change, serial_raw, device_input>;
+                 stream_status, music_change, plugin_status, serial_raw, device_input>;
 
 // ---- Topics: a subscriber names the event kinds it wants (one topic per event type) ----------
 

@@ -55,6 +55,17 @@ json to_json(const music_state& m) {
           {"length_ms", m.length_ms}};
 }
 
+json to_json(const plugin_info& p) {
+  return {{"id", p.id},
+          {"name", p.name},
+          {"version", p.version},
+          {"api_version", p.api_version},
+          {"enabled", p.enabled},
+          {"state", to_string(p.state)},
+          {"restarts", p.restarts},
+          {"last_error", p.last_error}};
+}
+
 void complete_initial_state(json& state) {
   if (!state.contains("macros")) state["macros"] = macros::to_json(macros::default_pages());
   if (!state.contains("profiles"))

@@ -24,6 +24,7 @@ json status_to_json(const device_status& d, bool audio_connected);
 json volume_to_json(int volume);          // {"volume": v}
 json to_json(const smarthome_device& d);  // the Smart-home device
 json to_json(const music_state& m);       // the Music state
+json to_json(const plugin_info& p);       // a plugin of GET /api/plugins
 
 // initial_state must hold at least sliders, macros, profiles, status and connected (the
 // controller interface). Capabilities contribute their keys; a key that no running capability

@@ -22,6 +22,7 @@
 #include "protocol/music.hpp"
 #include "protocol/network.hpp"
 #include "protocol/plants.hpp"
+#include "protocol/plugins.hpp"
 #include "protocol/profiles.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/smarthome.hpp"
@@ -76,6 +77,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_handler_list)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_switch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_switch_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_history)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_loaded)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::network_snapshot)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plant_delete)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plant_delete_outcome)
@@ -107,6 +109,12 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mpris_player_gone)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mpris_call_done)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::media_command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::media_outcome)
+// plugins
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_switch)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_switch_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_macro_ask)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_macro_run)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_macro_outcome)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
 
@@ -147,6 +155,7 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_handler_list))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_switch))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_switch_result))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_history))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::toast_loaded))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::network_snapshot))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::plant_delete))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::plant_delete_outcome))
@@ -178,5 +187,11 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::mpris_player_gone))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::mpris_call_done))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::media_command))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::media_outcome))
+// plugins
+CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_switch))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_switch_result))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_macro_ask))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_macro_run))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_macro_outcome))
 
 CAF_END_TYPE_ID_BLOCK(mixerd)

@@ -78,6 +78,12 @@ struct toast_switch_result {
   bool found = false;
   toast_handler handler;
 };
+// -> void. An integration started or stopped running (the plugins handler is loaded while a
+// plugin runs): the handler list shows it.
+struct toast_loaded {
+  std::string handler;
+  bool loaded = false;
+};
 // One entry of the toast actor's short history.
 struct toast_record {
   std::string handler;
@@ -101,6 +107,7 @@ inline topic_set toast_topics() {
 using toast_actor =
     caf::typed_actor<caf::replies_to<toast_admit>::with<toast_admission>,
                      caf::replies_to<toast_post>::with<toast_outcome>, caf::reacts_to<toast_notice>,
+                     caf::reacts_to<toast_loaded>,
                      caf::replies_to<caf::get_atom, handlers_atom>::with<toast_handler_list>,
                      caf::replies_to<toast_switch>::with<toast_switch_result>,
                      caf::replies_to<regenerate_atom>::with<std::string>,

@@ -16,6 +16,24 @@ std::string_view to_string(assignment_type type) {
   return "unassigned";
 }
 
+std::string_view to_string(plugin_state state) {
+  switch (state) {
+    case plugin_state::starting:
+      return "starting";
+    case plugin_state::running:
+      return "running";
+    case plugin_state::failed:
+      return "failed";
+    case plugin_state::invalid:
+      return "invalid";
+    case plugin_state::incompatible:
+      return "incompatible";
+    case plugin_state::stopped:
+      break;
+  }
+  return "stopped";
+}
+
 std::optional<assignment_type> assignment_type_from_string(std::string_view name) {
   if (name == "unassigned") return assignment_type::unassigned;
   if (name == "system_default_output") return assignment_type::system_default_output;

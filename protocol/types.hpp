@@ -54,4 +54,24 @@ struct music_state {
   std::int64_t length_ms = 0;
 };
 
+// A plugin's lifecycle state (protocol/README.md, "Plugins"): starting (its process is being
+// started, or waits out the back-off after a crash), running, stopped (disabled), failed (5 crashes
+// in 10 minutes; until enabled again), invalid (manifest missing or broken), incompatible
+// (api_version of another major).
+enum class plugin_state { starting, running, stopped, failed, invalid, incompatible };
+
+std::string_view to_string(plugin_state state);
+
+// A plugin as GET /api/plugins lists it and the plugin_status event carries it.
+struct plugin_info {
+  std::string id;  // the manifest's id; the folder's name when the manifest gives none
+  std::string name;
+  std::string version;
+  std::string api_version;
+  bool enabled = true;
+  plugin_state state = plugin_state::stopped;
+  int restarts = 0;        // restarts after a crash or kill since the daemon (or it) started
+  std::string last_error;  // why it last stopped, failed or is invalid; empty when none
+};
+
 }  // namespace mixerd

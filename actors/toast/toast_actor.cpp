@@ -190,6 +190,12 @@ toast_actor::behavior_type toast_behavior(toast_actor::stateful_pointer<toast_ac
       [self](toast_notice& req) {
         deliver(self, std::move(req.handler), std::move(req.toast), [](outcome) {});
       },
+      [self](const toast_loaded& req) {
+        auto* h = find_handler(self, req.handler);
+        if (!h || h->loaded == req.loaded) return;
+        h->loaded = req.loaded;
+        publish_handlers(self);
+      },
       [self](caf::get_atom, handlers_atom) { return self->state.handlers; },
       [self](const toast_switch& req) {
         toast_switch_result out;
@@ -221,7 +227,11 @@ toast_actor::behavior_type toast_behavior(toast_actor::stateful_pointer<toast_ac
           self->state.api_key = key->get<std::string>();
           log::info(component, "notification API key changed in settings");
         }
-        self->state.handlers = toast_handlers_from_settings(s);
+        // The switches come from the file; whether an integration runs does not.
+        auto fresh = toast_handlers_from_settings(s);
+        for (auto& h : fresh)
+          if (auto* now = find_handler(self, h.id)) h.loaded = now->loaded;
+        self->state.handlers = std::move(fresh);
         publish_handlers(self);
       },
   };

@@ -282,6 +282,26 @@ TEST_CASE_FIXTURE(toast_fixture, "the handler switches are published as a toast_
   }
 }
 
+TEST_CASE_FIXTURE(toast_fixture,
+                  "the plugins handler is loaded while a plugin runs, reload or not") {
+  start(json{{"toast_api_key", key}});
+  auto list = ask<mixerd::toast_handler_list>(caf::get_atom_v, mixerd::handlers_atom_v);
+  REQUIRE(list[5].id == "plugins");
+  CHECK_FALSE(list[5].loaded);
+  settings->send(toast, mixerd::toast_loaded{"plugins", true});
+  list = ask<mixerd::toast_handler_list>(caf::get_atom_v, mixerd::handlers_atom_v);
+  CHECK(list[5].loaded);
+  CHECK(view->load()->handlers[5].loaded);
+  // A hand-edited file changes the switches, not whether the plugins run.
+  settings->send(toast, mixerd::settings_reloaded{json{{"toast_handlers", {{"plugins", false}}}}});
+  list = ask<mixerd::toast_handler_list>(caf::get_atom_v, mixerd::handlers_atom_v);
+  CHECK(list[5].loaded);
+  CHECK_FALSE(list[5].enabled);
+  settings->send(toast, mixerd::toast_loaded{"plugins", false});
+  list = ask<mixerd::toast_handler_list>(caf::get_atom_v, mixerd::handlers_atom_v);
+  CHECK_FALSE(list[5].loaded);
+}
+
 TEST_CASE("toast topics are device and audio server connects") {
   CHECK(mixerd::toast_topics() ==
         mixerd::topics_of<mixerd::device_status_change, mixerd::audio_status_change>());

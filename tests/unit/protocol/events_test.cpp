@@ -13,8 +13,8 @@ std::vector<event> one_of_each() {
   return {slider_change{},        assignment_change{},   mute_change{},       volume_change{},
           profile_change{},       macro_executed{},      macro_page_change{}, macros_change{},
           device_status_change{}, audio_status_change{}, smarthome_change{},  smarthome_status{},
-          stream_change{},        stream_status{},       music_change{},      serial_raw{},
-          device_input{}};
+          stream_change{},        stream_status{},       music_change{},      plugin_status{},
+          serial_raw{},           device_input{}};
 }
 
 }  // namespace
@@ -38,10 +38,11 @@ TEST_CASE("client_topics are the topics of the events clients see") {
     CAPTURE(event_name(e));
     CHECK(clients.test(topic_of(e)) == is_client_event(e));
   }
-  CHECK(clients == topics_of<slider_change, assignment_change, mute_change, volume_change,
-                             profile_change, macro_executed, macro_page_change, macros_change,
-                             device_status_change, audio_status_change, smarthome_change,
-                             smarthome_status, stream_change, stream_status, music_change>());
+  CHECK(clients ==
+        topics_of<slider_change, assignment_change, mute_change, volume_change, profile_change,
+                  macro_executed, macro_page_change, macros_change, device_status_change,
+                  audio_status_change, smarthome_change, smarthome_status, stream_change,
+                  stream_status, music_change, plugin_status>());
   CHECK_FALSE(is_client_event(serial_raw{}));
   CHECK_FALSE(is_client_event(device_input{}));
 }
@@ -75,4 +76,24 @@ TEST_CASE("the wire names of the events") {
   CHECK(event_name(audio_status_change{}) == "audio_status");
   CHECK(event_name(device_status_change{}) == "device_status");
   CHECK(audio_status_change::wire_name == "audio_status");
+}
+
+TEST_CASE("plugin_status carries the plugin as GET /api/plugins lists it") {
+  plugin_info p;
+  p.id = "com.example.echo";
+  p.name = "Echo";
+  p.version = "1.2.0";
+  p.api_version = "1.0";
+  p.state = plugin_state::failed;
+  p.restarts = 4;
+  p.last_error = "exited with status 1";
+  CHECK(event_name(event{plugin_status{p}}) == "plugin_status");
+  CHECK(plugin_status{p}.to_json() == nlohmann::json{{"id", "com.example.echo"},
+                                                     {"name", "Echo"},
+                                                     {"version", "1.2.0"},
+                                                     {"api_version", "1.0"},
+                                                     {"enabled", true},
+                                                     {"state", "failed"},
+                                                     {"restarts", 4},
+                                                     {"last_error", "exited with status 1"}});
 }
