@@ -151,3 +151,57 @@ def plugin_host(tmp_path):
     yield start
     for host in hosts:
         host.stop()
+
+
+EXAMPLES_DIR = SDK_DIR.parent / "examples"
+
+
+@pytest.fixture
+def example_host():
+    """example_host(folder) starts the runner in plugins/examples/<folder>; returns the host and
+    the example's manifest."""
+    hosts = []
+
+    def start(name):
+        folder = EXAMPLES_DIR / name
+        manifest = json.loads((folder / "manifest.json").read_text())
+        host = ScriptedHost(folder)
+        host.logs = []
+        hosts.append(host)
+        ready = host.init(entry_point=manifest["entry_point"], main_class=manifest["main_class"],
+                          plugin_id=manifest["id"])
+        assert ready["type"] == "ready", ready
+        return host, manifest, ready
+
+    yield start
+    for host in hosts:
+        host.stop()
+
+
+class FakeDaemon:
+    """Answers an example's calls as mixerd would, from a little state; records what it did."""
+
+    def __init__(self, manifest, sliders=(50, 50, 50, 50), stored=None):
+        schema = manifest.get("settings_schema", {})
+        self.settings = {key: spec.get("default") for key, spec in schema.items()}
+        self.settings.update(stored or {})
+        self.sliders = list(sliders)
+        self.notifications = []
+        self.macro_types = []
+
+    def __call__(self, call):
+        method, args = call["method"], call["args"]
+        if method == "get_setting":
+            return {"result": self.settings.get(args["key"], args["default"])}
+        if method == "set_setting":
+            self.settings[args["key"]] = args["value"]
+            return {"result": True}
+        if method == "get_slider_value":
+            return {"result": self.sliders[args["index"] - 1]}
+        if method == "show_notification":
+            self.notifications.append((args["title"], args["message"]))
+            return {"result": True}
+        if method == "register_macro_type":
+            self.macro_types.append(args["type_name"])
+            return {"result": True}
+        return {"error": {"kind": "RuntimeError", "message": f"unexpected call {method}"}}
