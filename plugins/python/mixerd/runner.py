@@ -40,7 +40,8 @@ def take_protocol_streams():
         os.set_inheritable(descriptor, False)
     sys.stdin = open(0, "r", closefd=False)
     sys.stdout = sys.stderr
-    return os.fdopen(protocol_in, "rb", buffering=0), os.fdopen(protocol_out, "wb", buffering=0)
+    # Buffered reads (a raw readline reads byte by byte); unbuffered writes, one per line.
+    return os.fdopen(protocol_in, "rb"), os.fdopen(protocol_out, "wb", buffering=0)
 
 
 def check_entry_point(entry_point):
@@ -66,7 +67,7 @@ def load_plugin_class(folder, entry_point, main_class):
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
-    except BaseException as error:  # noqa: B036 - SystemExit in a plugin is a load failure too
+    except BaseException as error:  # SystemExit at import is a load failure too
         traceback.print_exc()
         raise LoadError(f"{describe(error)} (while importing {entry_point})") from None
     if not isinstance(main_class, str) or not main_class.isidentifier():
@@ -84,7 +85,7 @@ def create_plugin(plugin_class, connection, info):
     _plugin._bind(connection, info)
     try:
         instance = plugin_class()
-    except BaseException as error:  # noqa: B036
+    except BaseException as error:
         traceback.print_exc()
         raise LoadError(f"{describe(error)} (in {plugin_class.__name__}())") from None
     finally:

@@ -21,7 +21,7 @@ class Pipes:
         self.host_in = os.fdopen(plugin_to_host[0], "rb")
         self.bad_lines = []
         self.connection = connection_module.Connection(
-            os.fdopen(host_to_plugin[0], "rb", buffering=0),
+            os.fdopen(host_to_plugin[0], "rb"),
             os.fdopen(plugin_to_host[1], "wb", buffering=0),
             call_timeout=call_timeout, on_bad_line=self.bad_lines.append)
         self.connection.start()
