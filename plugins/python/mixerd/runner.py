@@ -40,8 +40,9 @@ def take_protocol_streams():
         os.set_inheritable(descriptor, False)
     sys.stdin = open(0, "r", closefd=False)
     sys.stdout = sys.stderr
-    # Buffered reads (a raw readline reads byte by byte); unbuffered writes, one per line.
-    return os.fdopen(protocol_in, "rb"), os.fdopen(protocol_out, "wb", buffering=0)
+    # Buffered both ways: a raw readline reads byte by byte, and a raw write may write part of
+    # a long line; the connection flushes after every line.
+    return os.fdopen(protocol_in, "rb"), os.fdopen(protocol_out, "wb")
 
 
 def check_entry_point(entry_point):

@@ -22,7 +22,7 @@ class Pipes:
         self.bad_lines = []
         self.connection = connection_module.Connection(
             os.fdopen(host_to_plugin[0], "rb"),
-            os.fdopen(plugin_to_host[1], "wb", buffering=0),
+            os.fdopen(plugin_to_host[1], "wb"),
             call_timeout=call_timeout, on_bad_line=self.bad_lines.append)
         self.connection.start()
 
