@@ -173,7 +173,14 @@ def main():
                         format="%(levelname)s %(name)s: %(message)s")
     connection = _connection.Connection(reader, writer, on_bad_line=report_bad_line)
     connection.start()
-    status = serve(connection, folder=os.getcwd())
+    try:
+        status = serve(connection, folder=os.getcwd())
+    except SystemExit as exit_request:
+        # sys.exit() in a hook ends the plugin (a crash to the host) at once, whatever threads
+        # it left running.
+        code = exit_request.code
+        status = code if isinstance(code, int) else (0 if code is None else 1)
+        print(f"mixerd.runner: the plugin called sys.exit({code!r})", file=sys.stderr)
     # Threads the plugin started must not keep its process alive once the host is done with it.
     sys.stdout.flush()
     sys.stderr.flush()
