@@ -6,12 +6,15 @@ import os
 import pathlib
 import queue
 import subprocess
+import sys
 import textwrap
 import threading
 
 import pytest
 
 SDK_DIR = pathlib.Path(__file__).resolve().parents[4] / "plugins" / "python"
+# The tests that use the SDK in-process (mixerd.connection, mixerd.testing) import it from here.
+sys.path.insert(0, str(SDK_DIR))
 PYTHON = "/usr/bin/python3"
 # Generous for 2 busy cores; a passing test never waits this long.
 WAIT = 10.0
@@ -178,30 +181,17 @@ def example_host():
         host.stop()
 
 
-class FakeDaemon:
-    """Answers an example's calls as mixerd would, from a little state; records what it did."""
+def fake_daemon(manifest, **options):
+    """A `replies` function for ScriptedHost.run_hook answering as mixerd would, from
+    mixerd.testing.FakeMixerd(manifest, **options) (returned too, for its records)."""
+    from mixerd.testing import FakeMixerd
 
-    def __init__(self, manifest, sliders=(50, 50, 50, 50), stored=None):
-        schema = manifest.get("settings_schema", {})
-        self.settings = {key: spec.get("default") for key, spec in schema.items()}
-        self.settings.update(stored or {})
-        self.sliders = list(sliders)
-        self.notifications = []
-        self.macro_types = []
+    fake = FakeMixerd(manifest, **options)
 
-    def __call__(self, call):
-        method, args = call["method"], call["args"]
-        if method == "get_setting":
-            return {"result": self.settings.get(args["key"], args["default"])}
-        if method == "set_setting":
-            self.settings[args["key"]] = args["value"]
-            return {"result": True}
-        if method == "get_slider_value":
-            return {"result": self.sliders[args["index"] - 1]}
-        if method == "show_notification":
-            self.notifications.append((args["title"], args["message"]))
-            return {"result": True}
-        if method == "register_macro_type":
-            self.macro_types.append(args["type_name"])
-            return {"result": True}
-        return {"error": {"kind": "RuntimeError", "message": f"unexpected call {method}"}}
+    def replies(call):
+        try:
+            return {"result": fake.handle(call["method"], call["args"])}
+        except (ValueError, TypeError, KeyError, RuntimeError) as error:
+            return {"error": {"kind": type(error).__name__, "message": str(error)}}
+
+    return replies, fake

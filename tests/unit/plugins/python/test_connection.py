@@ -1,16 +1,12 @@
 """mixerd.connection in-process, over pipes: what needs a short timeout or a broken pipe."""
 import json
 import os
-import sys
 import threading
 
 import pytest
 
-from conftest import SDK_DIR
-
-sys.path.insert(0, str(SDK_DIR))
-from mixerd import CallTimeout, ConnectionClosed, Plugin  # noqa: E402
-from mixerd import connection as connection_module  # noqa: E402
+from mixerd import CallTimeout, ConnectionClosed, Plugin
+from mixerd import connection as connection_module
 
 
 class Pipes:

@@ -1,14 +1,10 @@
 """mixerd.testing: a plugin's unit tests run it in-process against FakeMixerd, which refuses
 what the daemon refuses."""
-import sys
-
 import pytest
 
-from conftest import EXAMPLES_DIR, SDK_DIR
-
-sys.path.insert(0, str(SDK_DIR))
-from mixerd import Plugin  # noqa: E402
-from mixerd.testing import FakeMixerd, PluginHarness  # noqa: E402
+from conftest import EXAMPLES_DIR
+from mixerd import Plugin
+from mixerd.testing import FakeMixerd, PluginHarness
 
 
 def test_an_example_runs_in_process_and_its_effects_are_recorded():
