@@ -153,18 +153,19 @@ def serve(connection, folder=None):
         except _connection.ConnectionClosed:
             pass
         return 1
-    connection.send({"type": "ready", "hooks": _plugin.overridden_hooks(type(instance))})
-    while True:
-        message = connection.incoming.get()
-        if message is _connection.END_OF_INPUT:
-            return 0
-        if message.get("type") != "hook":
-            report_bad_line(f"a {message.get('type')!r} line was ignored")
-            continue
-        try:
+    try:
+        connection.send({"type": "ready", "hooks": _plugin.overridden_hooks(type(instance))})
+        while True:
+            message = connection.incoming.get()
+            if message is _connection.END_OF_INPUT:
+                return 0
+            if message.get("type") != "hook":
+                report_bad_line(f"a {message.get('type')!r} line was ignored")
+                continue
             connection.send(run_hook(instance, message))
-        except _connection.ConnectionClosed:
-            return 0
+    except _connection.ConnectionClosed:
+        # The host is gone (it closed our output); nobody is left to answer.
+        return 0
 
 
 def main():
