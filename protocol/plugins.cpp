@@ -20,7 +20,7 @@ bool is_name_char(char c) {
 // "`key` <problem>" for last_error.
 manifest_check invalid(manifest_check out, const std::string& reason) {
   out.state = plugin_state::invalid;
-  out.reason = "manifest.njson: " + reason;
+  out.reason = "manifest.json: " + reason;
   return out;
 }
 
@@ -338,8 +338,9 @@ nlohmann::json effective_settings(const settings_schema& schema, const nlohmann:
 
 namespace {
 
-njson mute_index(int wire) {
-  return wire == protocol::master_index ? njson("master") : njson(wire + 1);
+// mute_change's index (1-4 or master_index) as on_mute_button gives it.
+njson mute_index(int index) {
+  return index == protocol::master_index ? njson("master") : njson(index);
 }
 
 struct input_hooks {
@@ -361,7 +362,8 @@ struct input_hooks {
   void operator()(const protocol::dev_mute_press& m) const {
     if (mapper.pending_mutes.size() >= max_pending_mutes)
       mapper.pending_mutes.erase(mapper.pending_mutes.begin());
-    mapper.pending_mutes.push_back(m.index);
+    // As mute_change names it: 1-4, or master_index.
+    mapper.pending_mutes.push_back(m.index == protocol::master_index ? m.index : m.index + 1);
   }
   void operator()(const protocol::dev_page& p) const {
     out.push_back({"on_page_change", njson::array({p.name})});
