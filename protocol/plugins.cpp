@@ -33,6 +33,11 @@ const char* type_word(const njson& v) {
   return v.is_array() ? "array" : "object";
 }
 
+// "a string", "an integer", ...
+std::string a_type(std::string_view type) {
+  return (type == "integer" ? "an " : "a ") + std::string(type);
+}
+
 bool value_has_type(const njson& v, std::string_view type) {
   if (type == "string") return v.is_string();
   if (type == "boolean") return v.is_boolean();
@@ -74,7 +79,7 @@ std::string read_schema(const njson& doc, settings_schema& out) {
       s.description = d->get<std::string>();
     }
     if (auto d = spec.find("default"); d != spec.end() && !d->is_null()) {
-      if (!value_has_type(*d, s.type)) return where + ".default must be a " + s.type;
+      if (!value_has_type(*d, s.type)) return where + ".default must be " + a_type(s.type);
       const double v = d->is_number() ? d->get<double>() : 0;
       if ((s.min && v < *s.min) || (s.max && v > *s.max))
         return where + ".default is outside its min and max";
@@ -311,7 +316,7 @@ std::string check_setting(const settings_schema& schema, std::string_view key,
     return "'" + std::string(key) + "' is not in the plugin's settings_schema";
   const auto& spec = it->second;
   if (!value_has_type(value, spec.type))
-    return "'" + std::string(key) + "' must be a " + spec.type + ", not " + type_word(value);
+    return "'" + std::string(key) + "' must be " + a_type(spec.type) + ", not " + type_word(value);
   if (value.is_string() && value.get_ref<const std::string&>().size() > 64 * 1024)
     return "'" + std::string(key) + "' is over 64 KiB";
   if (value.is_number()) {
