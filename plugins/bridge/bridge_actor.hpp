@@ -7,6 +7,7 @@
 #pragma once
 
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <caf/typed_response_promise.hpp>
 #include <chrono>
 #include <cstdint>

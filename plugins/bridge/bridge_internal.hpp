@@ -10,6 +10,10 @@ namespace mixerd::bridge {
 
 using self_ptr = plugins_impl::stateful_pointer<plugins_bridge_state>;
 
+// Lists every plugin folder (sorted) into the state's plugins: manifest checked, switch from the
+// stored settings. Starts none.
+void discover(self_ptr self);
+
 // Answers a plugin's method call (protocol/README.md, "Methods").
 void handle_call(self_ptr self, plugin_entry& p, plugins::line_call& call);
 

@@ -77,6 +77,7 @@ struct bridge_fixture : mixerd::test::actor_fixture {
     w.toast = playing<mixerd::toast_actor>(toast);
     w.device_view = device_view;
     bridge = spawn(mixerd::plugins_behavior, w, initial, view);
+    // Sent once the plugin list is published.
     REQUIRE(receive_within(settings, [&](mixerd::watch_atom, const caf::actor&) {}));
   }
 
