@@ -14,6 +14,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <memory>
 
+#include "actors/spawn_attributes.hpp"
+
 extern char** environ;
 
 namespace mixerd {
@@ -59,24 +61,15 @@ class run : public std::enable_shared_from_this<run> {
       posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
     else
       posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none;
-    sigset_t all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    const spawn_attributes attr;
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(spec.argv0.c_str()));
     for (const auto& a : spec.args)
       argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     pid_t pid = 0;
-    int rc = ::posix_spawn(&pid, spec.program.c_str(), &actions, &attr, argv.data(), environ);
+    int rc = ::posix_spawn(&pid, spec.program.c_str(), &actions, attr.get(), argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
     ::close(fds[1]);
     if (rc != 0) {
       ::close(fds[0]);

@@ -20,6 +20,7 @@
 #include <deque>
 
 #include "actors/log.hpp"
+#include "actors/spawn_attributes.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/plugins.hpp"
 
@@ -123,17 +124,7 @@ class process final : public plugin_process, public std::enable_shared_from_this
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_adddup2(&actions, err[1], 2);
     posix_spawn_file_actions_addchdir_np(&actions, spec_.folder.c_str());
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none;
-    sigset_t all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(
-        &attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    const spawn_attributes attr(true);
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(spec_.program.c_str()));
     for (const auto& a : spec_.args)
@@ -146,9 +137,8 @@ class process final : public plugin_process, public std::enable_shared_from_this
     envp.push_back(nullptr);
     pid_t pid = 0;
     const int rc =
-        ::posix_spawn(&pid, spec_.program.c_str(), &actions, &attr, argv.data(), envp.data());
+        ::posix_spawn(&pid, spec_.program.c_str(), &actions, attr.get(), argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
     ::close(in[0]);
     ::close(out[1]);
     ::close(err[1]);
