@@ -265,7 +265,7 @@ TEST_CASE_FIXTURE(bridge_fixture,
 // Not the SDK: a runner that speaks the protocol badly, to see the bridge's limits.
 TEST_CASE_FIXTURE(bridge_fixture,
                   "a process that writes a line over 1 MiB or floods calls is "
-                  "killed; bad lines are only logged") {
+                  "killed, and bad lines are only logged") {
   sdk_dir = data.path() + "/bad_sdk";
   std::filesystem::create_directories(sdk_dir + "/mixerd");
   mixerd::test::write_file(sdk_dir + "/mixerd/__init__.py", "");
