@@ -1,6 +1,7 @@
 #include "plugins/bridge/plugin_process.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -33,7 +34,15 @@ namespace asio = boost::asio;
 struct plugin_io::impl {
   asio::io_context io{1};
   asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
-  std::thread thread{[this] { io.run(); }};
+  std::thread thread{[this] {
+    // A write to a plugin that has just ended fails with EPIPE instead of raising SIGPIPE,
+    // whether or not the program ignores that signal (mixerd does; a test binary need not).
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+    io.run();
+  }};
 };
 
 plugin_io::plugin_io() : impl_(std::make_unique<impl>()) {}
