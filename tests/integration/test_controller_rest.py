@@ -94,7 +94,7 @@ def test_master_volume_set(connected):
 
 def test_later_feature_paths_are_404_and_cors_is_open(connected):
     daemon, _ = connected
-    for path in ("/api/plugins",):
+    for path in ("/api/webhooks",):
         status, body, _ = http("GET", daemon.url(path))
         assert status == 404 and body == {"error": f"Not found: {path}"}
     status, _, headers = http("GET", daemon.url("/api/status"), headers={"Origin": "http://elsewhere.example"})
