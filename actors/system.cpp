@@ -114,9 +114,10 @@ const capability_row capability_table[] = {
        if (auto view = dir.view<macro_view>()) state["macros"] = macros::to_json(view->set);
      },
      [](const directory& dir, const caf::actor& self) {
-       caf::anon_send(caf::actor_cast<macros_impl>(self),
-                      macro_links{dir.get<profiles_actor>(), dir.get<smarthome_actor>(),
-                                  dir.get<stream_actor>(), dir.get<music_actor>()});
+       caf::anon_send(
+           caf::actor_cast<macros_impl>(self),
+           macro_links{dir.get<profiles_actor>(), dir.get<smarthome_actor>(),
+                       dir.get<stream_actor>(), dir.get<music_actor>(), dir.get<plugins_actor>()});
      }},
     {"auth",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {

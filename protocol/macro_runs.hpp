@@ -9,6 +9,7 @@
 #include <string>
 
 #include "protocol/music.hpp"
+#include "protocol/plugins.hpp"
 #include "protocol/profiles.hpp"
 #include "protocol/smarthome.hpp"
 #include "protocol/stream.hpp"
@@ -22,6 +23,7 @@ struct macro_links {
   smarthome_actor smarthome;
   stream_actor stream;
   music_actor music;
+  plugins_actor plugins;
 };
 
 // The outcome of step `step` of run `run` (a single macro is a run of one step). Reports of a run

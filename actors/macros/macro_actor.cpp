@@ -105,6 +105,25 @@ void on_step_done(self_ptr self, const macro_step_done& done) {
   run_step(self, done.run);
 }
 
+// Every running plugin's on_macro_execute is asked first: one that answers True has handled the
+// macro and it is not run. The bridge answers within about a second (a plugin that has not
+// answered by then counts as False), so the slot stays busy at most that long.
+void ask_plugins(self_ptr self, std::uint64_t id, const nlohmann::json& fields) {
+  self->state.runs.at(id).asking = true;
+  auto answered = [self, id](bool handled) {
+    auto it = self->state.runs.find(id);
+    if (it == self->state.runs.end() || !it->second.asking) return;
+    it->second.asking = false;
+    if (!handled) return run_step(self, id);
+    log::info(component, "macro '", it->second.name, "' handled by a plugin");
+    finish(self, id, true, "");
+  };
+  self->request(self->state.plugins, plugins::macro_execute_wait + std::chrono::milliseconds(500),
+                plugin_macro_ask{fields})
+      .then([answered](bool handled) { answered(handled); },
+            [answered](caf::error&) { answered(false); });
+}
+
 macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
   auto& st = self->state;
   macro_trigger_outcome out;
@@ -123,8 +142,6 @@ macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
     out.what = macro_trigger_outcome::result::running;
     return out;
   }
-  // Here every plugin's on_macro_execute is to be asked first (the plugin capability): one that
-  // answers true has handled the macro and it is not run.
   macro_run r;
   r.page = out.page;
   r.index = req.index;
@@ -138,7 +155,11 @@ macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
   st.runs.emplace(id, std::move(r));
   log::info(component, "macro '", out.name, "' (page ", out.page, ", slot ", req.index,
             ") started");
-  run_step(self, id);
+  if (!st.plugins) {
+    run_step(self, id);
+  } else {
+    ask_plugins(self, id, m.fields);
+  }
   return out;
 }
 
@@ -246,6 +267,7 @@ macros_impl::behavior_type macro_behavior(macros_impl::stateful_pointer<macro_st
         self->state.smarthome = links.smarthome;
         self->state.stream = links.stream;
         self->state.music = links.music;
+        self->state.plugins = links.plugins;
       },
       [self](const macro_step_done& done) { on_step_done(self, done); },
   };

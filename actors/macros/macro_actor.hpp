@@ -46,6 +46,7 @@ struct macro_run {
   bool sequence = false;
   std::vector<nlohmann::json> steps;  // validated step objects, copied at the start
   std::size_t next = 0;               // the step running now
+  bool asking = false;  // the plugins' on_macro_execute has not answered yet: nothing runs
 };
 
 struct macro_state {
@@ -55,6 +56,7 @@ struct macro_state {
   smarthome_actor smarthome;  // from the link message; invalid: "Smart home not available"
   stream_actor stream;        // from the link message; invalid: "Streaming software not available"
   music_actor music;          // from the link message; invalid: "Music player not available"
+  plugins_actor plugins;      // from the link message; invalid: no plugin is asked or runs macros
   std::shared_ptr<published<macro_view>> view;
   // At most one run per slot (36 in all): a slot still running is not started again.
   std::map<std::uint64_t, macro_run> runs;

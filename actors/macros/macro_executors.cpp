@@ -29,7 +29,7 @@ constexpr std::string_view component = "macros";
 constexpr std::size_t max_command_output = 64 * 1024;
 
 // The texts of macro_executed when a capability does not run (protocol/README.md, "Macros"):
-// plugins do not exist yet; the others are absent only where the system table is not used.
+// each is absent only where the system table is not used.
 constexpr const char* music_missing = "Music player not available";
 constexpr const char* streaming_missing = "Streaming software not available";
 constexpr const char* smarthome_missing = "Smart home not available";
@@ -333,6 +333,19 @@ void run_media_macro(self_ptr self, step_ref at, const json& fields) {
             [self, at](caf::error&) { report(self, at, music_missing); });
 }
 
+// ---- plugin: the handler a plugin registered for the macro's plugin_type ----------------------
+
+void run_plugin_macro(self_ptr self, step_ref at, const json& fields) {
+  const auto& plugins = self->state.plugins;
+  if (!plugins) return report(self, at, plugins_missing);
+  // The bridge answers when the handler returned, or when the plugin was killed for not
+  // returning within the hook time limit; this one only covers a stuck bridge.
+  self->request(plugins, plugins::hook_timeout + std::chrono::seconds(1), plugin_macro_run{fields})
+      .then([self,
+             at](const plugin_macro_outcome& out) { report(self, at, out.ok ? "" : out.error); },
+            [self, at](caf::error&) { report(self, at, "the plugin did not answer in time"); });
+}
+
 }  // namespace
 
 void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::json& fields) {
@@ -360,8 +373,8 @@ void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::j
       return run_stream_source_macro(self, at, fields);
     case macro_kind::smarthome:
       return run_smarthome_macro(self, at, fields);
-    case macro_kind::plugin:  // the handler a plugin registered for fields["plugin_type"]
-      return report(self, at, plugins_missing);
+    case macro_kind::plugin:
+      return run_plugin_macro(self, at, fields);
     case macro_kind::none:
     case macro_kind::sequence:
       break;

@@ -92,9 +92,9 @@ def test_master_volume_set(connected):
     assert get_json(daemon, "/api/volume/master") == {"volume": 33}
 
 
-def test_later_feature_paths_are_404_and_cors_is_open(connected):
+def test_unknown_paths_are_404_and_cors_is_open(connected):
     daemon, _ = connected
-    for path in ("/api/webhooks",):
+    for path in ("/api/plugin", "/api/plugins/x/y", "/api/nothing"):
         status, body, _ = http("GET", daemon.url(path))
         assert status == 404 and body == {"error": f"Not found: {path}"}
     status, _, headers = http("GET", daemon.url("/api/status"), headers={"Origin": "http://elsewhere.example"})

@@ -35,6 +35,7 @@ struct macro_fixture {
   caf::scoped_actor mixer{actors.sys};
   caf::scoped_actor profiles{actors.sys};
   caf::scoped_actor music{actors.sys};
+  caf::scoped_actor plugins{actors.sys};
   std::shared_ptr<m::published<m::macro_view>> view;
   m::macros_impl macros;
 
@@ -179,7 +180,7 @@ TEST_CASE_FIXTURE(macro_fixture, "later capabilities fail with 'not available'")
 
 TEST_CASE_FIXTURE(macro_fixture, "a profile macro asks the profiles actor it was linked to") {
   start(with_slot(0, 0, {{"type", "profile"}, {"profile", "Gaming"}}));
-  hub->send(macros, m::macro_links{playing<m::profiles_actor>(profiles), {}, {}, {}});
+  hub->send(macros, m::macro_links{playing<m::profiles_actor>(profiles), {}, {}, {}, {}});
   trigger(0);
   REQUIRE(receive_within(profiles, [&](const m::profile_load& req) {
     CHECK(req.name == "Gaming");
@@ -200,7 +201,7 @@ TEST_CASE_FIXTURE(macro_fixture, "a smarthome macro asks the smart-home actor it
       {"type", "smarthome"}, {"entity_id", "switch.b"}, {"action", "turn_off"}, {"brightness", 40}};
   start({{"macros", set}});
   caf::scoped_actor home{actors.sys};
-  hub->send(macros, m::macro_links{{}, playing<m::smarthome_actor>(home), {}, {}});
+  hub->send(macros, m::macro_links{{}, playing<m::smarthome_actor>(home), {}, {}, {}});
   using action = m::smarthome_command::action;
   trigger(0);
   REQUIRE(receive_within(home, [&](const m::smarthome_command& req) {
@@ -236,7 +237,7 @@ TEST_CASE_FIXTURE(macro_fixture, "stream macros ask the stream actor they were l
   set["pages"]["0"][1] = {{"type", "stream_source"}, {"source_name", "Cam"}};
   set["pages"]["0"][2] = {{"type", "stream_source"}, {"source_name", "Cam"}, {"visible", false}};
   start({{"macros", set}});
-  hub->send(macros, m::macro_links{{}, {}, playing<m::stream_actor>(stream), {}});
+  hub->send(macros, m::macro_links{{}, {}, playing<m::stream_actor>(stream), {}, {}});
   trigger(0);
   REQUIRE(receive_within(stream, [&](const m::stream_scene_set& req) {
     CHECK(req.scene_name == "Live");
@@ -266,7 +267,7 @@ TEST_CASE_FIXTURE(macro_fixture, "a media macro asks the music actor; its answer
   set["pages"]["0"][0] = {{"type", "media"}, {"action", "next"}};
   set["pages"]["0"][1] = {{"type", "media"}, {"action", "play_pause"}};
   start({{"macros", set}});
-  hub->send(macros, m::macro_links{{}, {}, {}, playing<m::music_actor>(music)});
+  hub->send(macros, m::macro_links{{}, {}, {}, playing<m::music_actor>(music), {}});
   trigger(0);
   REQUIRE(receive_within(music, [&](const m::media_command& req) {
     CHECK(req.action == "next");
@@ -281,6 +282,56 @@ TEST_CASE_FIXTURE(macro_fixture, "a media macro asks the music actor; its answer
   auto done = next_executed();
   CHECK_FALSE(done.ok);
   CHECK(done.error == "No music player running");
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "the plugins are asked first; True means handled, not run") {
+  json set = m::macros::to_json(m::macros::default_pages());
+  set["pages"]["0"][0] = {{"type", "mute"}, {"name", "Mic"}, {"icon", ""}, {"target", 1}};
+  start({{"macros", set}});
+  hub->send(macros, m::macro_links{{}, {}, {}, {}, playing<m::plugins_actor>(plugins)});
+  trigger(0);
+  REQUIRE(receive_within(plugins, [&](const m::plugin_macro_ask& req) {
+    CHECK(req.macro["name"] == "Mic");
+    return true;
+  }));
+  auto done = next_executed();
+  CHECK(done.ok);
+  CHECK(done.name == "Mic");
+  // False: the macro runs as usual, and while the plugins are asked the slot counts as running.
+  trigger(0);
+  CHECK(trigger(0).what == m::macro_trigger_outcome::result::running);
+  REQUIRE(receive_within(plugins, [&](const m::plugin_macro_ask&) { return false; }));
+  REQUIRE(receive_within(mixer, [&](const m::toggle_mute& req) {
+    CHECK(req.index == 1);
+    return true;
+  }));
+  CHECK(next_executed().ok);
+  // The mixer got that one toggle only: the handled run sent none.
+  bool another = false;
+  mixer->receive([&](const m::toggle_mute&) { another = true; },
+                 caf::after(std::chrono::milliseconds(0)) >> [] {});
+  CHECK_FALSE(another);
+}
+
+TEST_CASE_FIXTURE(macro_fixture,
+                  "a plugin macro runs through the bridge; its outcome is the run's") {
+  start(with_slot(0, 0,
+                  {{"type", "plugin"},
+                   {"name", "Count"},
+                   {"icon", ""},
+                   {"plugin_type", "counter"},
+                   {"step", 2}}));
+  hub->send(macros, m::macro_links{{}, {}, {}, {}, playing<m::plugins_actor>(plugins)});
+  trigger(0);
+  REQUIRE(receive_within(plugins, [&](const m::plugin_macro_ask&) { return false; }));
+  REQUIRE(receive_within(plugins, [&](const m::plugin_macro_run& req) {
+    CHECK(req.macro["plugin_type"] == "counter");
+    CHECK(req.macro["step"] == 2);
+    return m::plugin_macro_outcome{false, "No plugin handles type 'counter'"};
+  }));
+  auto done = next_executed();
+  CHECK_FALSE(done.ok);
+  CHECK(done.error == "No plugin handles type 'counter'");
 }
 
 TEST_CASE_FIXTURE(macro_fixture, "a sequence runs its steps in order, waits its delays, stops") {

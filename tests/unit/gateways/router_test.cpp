@@ -174,6 +174,8 @@ const std::vector<documented_route>& documented_routes() {
       {listener_kind::controller, "GET", "/api/stream/sources", true},
       {listener_kind::controller, "POST", "/api/stream/source", true},
       {listener_kind::controller, "GET", "/api/music", true},
+      {listener_kind::controller, "GET", "/api/plugins", true},
+      {listener_kind::controller, "POST", "/api/plugins/{id}", true},
       {listener_kind::notification, "GET", "/api/toast/health", false},
       {listener_kind::notification, "POST", "/api/toast/send", true},
       {listener_kind::notification, "GET", "/api/toast/handlers", true},
@@ -304,7 +306,7 @@ TEST_CASE("no listener has a route that is not documented") {
       CHECK(documented);
     }
   }
-  CHECK(http::routes_of(listener_kind::controller).size() == 36);
+  CHECK(http::routes_of(listener_kind::controller).size() == 38);
   CHECK(http::routes_of(listener_kind::notification).size() == 7);
   CHECK(http::routes_of(listener_kind::plant_store).size() == 1);
 }
