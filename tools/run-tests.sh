@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds the Release and the ASan+UBSan builds, and runs every test
-# in both: unit tests (CTest), integration tests (pytest against the real mixerd, a real pty
-# and loopback HTTP) and the short fault tests; then replays every fuzz corpus (clang, ASan+UBSan).
+# Installs what is missing, runs the plugin SDK's unit tests (pytest), builds the Release and the
+# ASan+UBSan builds, and runs every test in both: unit tests (CTest), integration tests (pytest
+# against the real mixerd, a real pty and loopback HTTP) and the short fault tests; then replays
+# every fuzz corpus (clang, ASan+UBSan).
 # Ends with one summary line; exits non-zero if anything failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,6 +15,10 @@ rm -rf "$results" && mkdir -p "$results"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
+# The plugin SDK (plugins/python) on its own: no build needed, the runner is driven through pipes.
+echo "== plugin SDK unit tests"
+/usr/bin/python3 -m pytest -q -p no:cacheprovider --junitxml="$results/sdk-unit.xml" \
+  "$root/tests/unit/plugins/python" || status=1
 for kind in release asan; do
   echo "== $kind: build"
   if ! "$root/tools/build.sh" "$kind"; then

@@ -7,8 +7,6 @@ the main thread, one at a time; the methods may be called from any thread.
 import logging
 import threading
 
-from . import connection as _connection
-
 # Every hook a plugin may override, in the order of the contract. The runner tells the host
 # which of them a class overrides, and the host sends only those.
 HOOKS = (

@@ -40,7 +40,9 @@ def take_protocol_streams():
         os.set_inheritable(descriptor, False)
     sys.stdin = open(0, "r", closefd=False)
     sys.stdout = sys.stderr
-    return os.fdopen(protocol_in, "rb", buffering=0), os.fdopen(protocol_out, "wb", buffering=0)
+    # Buffered both ways: a raw readline reads byte by byte, and a raw write may write part of
+    # a long line; the connection flushes after every line.
+    return os.fdopen(protocol_in, "rb"), os.fdopen(protocol_out, "wb")
 
 
 def check_entry_point(entry_point):
@@ -66,7 +68,7 @@ def load_plugin_class(folder, entry_point, main_class):
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
-    except BaseException as error:  # noqa: B036 - SystemExit in a plugin is a load failure too
+    except BaseException as error:  # SystemExit at import is a load failure too
         traceback.print_exc()
         raise LoadError(f"{describe(error)} (while importing {entry_point})") from None
     if not isinstance(main_class, str) or not main_class.isidentifier():
@@ -84,7 +86,7 @@ def create_plugin(plugin_class, connection, info):
     _plugin._bind(connection, info)
     try:
         instance = plugin_class()
-    except BaseException as error:  # noqa: B036
+    except BaseException as error:
         traceback.print_exc()
         raise LoadError(f"{describe(error)} (in {plugin_class.__name__}())") from None
     finally:
@@ -151,18 +153,19 @@ def serve(connection, folder=None):
         except _connection.ConnectionClosed:
             pass
         return 1
-    connection.send({"type": "ready", "hooks": _plugin.overridden_hooks(type(instance))})
-    while True:
-        message = connection.incoming.get()
-        if message is _connection.END_OF_INPUT:
-            return 0
-        if message.get("type") != "hook":
-            report_bad_line(f"a {message.get('type')!r} line was ignored")
-            continue
-        try:
+    try:
+        connection.send({"type": "ready", "hooks": _plugin.overridden_hooks(type(instance))})
+        while True:
+            message = connection.incoming.get()
+            if message is _connection.END_OF_INPUT:
+                return 0
+            if message.get("type") != "hook":
+                report_bad_line(f"a {message.get('type')!r} line was ignored")
+                continue
             connection.send(run_hook(instance, message))
-        except _connection.ConnectionClosed:
-            return 0
+    except _connection.ConnectionClosed:
+        # The host is gone (it closed our output); nobody is left to answer.
+        return 0
 
 
 def main():
@@ -171,7 +174,14 @@ def main():
                         format="%(levelname)s %(name)s: %(message)s")
     connection = _connection.Connection(reader, writer, on_bad_line=report_bad_line)
     connection.start()
-    status = serve(connection, folder=os.getcwd())
+    try:
+        status = serve(connection, folder=os.getcwd())
+    except SystemExit as exit_request:
+        # sys.exit() in a hook ends the plugin (a crash to the host) at once, whatever threads
+        # it left running.
+        code = exit_request.code
+        status = code if isinstance(code, int) else (0 if code is None else 1)
+        print(f"mixerd.runner: the plugin called sys.exit({code!r})", file=sys.stderr)
     # Threads the plugin started must not keep its process alive once the host is done with it.
     sys.stdout.flush()
     sys.stderr.flush()

@@ -6,12 +6,15 @@ import os
 import pathlib
 import queue
 import subprocess
+import sys
 import textwrap
 import threading
 
 import pytest
 
 SDK_DIR = pathlib.Path(__file__).resolve().parents[4] / "plugins" / "python"
+# The tests that use the SDK in-process (mixerd.connection, mixerd.testing) import it from here.
+sys.path.insert(0, str(SDK_DIR))
 PYTHON = "/usr/bin/python3"
 # Generous for 2 busy cores; a passing test never waits this long.
 WAIT = 10.0
@@ -151,3 +154,44 @@ def plugin_host(tmp_path):
     yield start
     for host in hosts:
         host.stop()
+
+
+EXAMPLES_DIR = SDK_DIR.parent / "examples"
+
+
+@pytest.fixture
+def example_host():
+    """example_host(folder) starts the runner in plugins/examples/<folder>; returns the host and
+    the example's manifest."""
+    hosts = []
+
+    def start(name):
+        folder = EXAMPLES_DIR / name
+        manifest = json.loads((folder / "manifest.json").read_text())
+        host = ScriptedHost(folder)
+        host.logs = []
+        hosts.append(host)
+        ready = host.init(entry_point=manifest["entry_point"], main_class=manifest["main_class"],
+                          plugin_id=manifest["id"])
+        assert ready["type"] == "ready", ready
+        return host, manifest, ready
+
+    yield start
+    for host in hosts:
+        host.stop()
+
+
+def fake_daemon(manifest, **options):
+    """A `replies` function for ScriptedHost.run_hook answering as mixerd would, from
+    mixerd.testing.FakeMixerd(manifest, **options) (returned too, for its records)."""
+    from mixerd.testing import FakeMixerd
+
+    fake = FakeMixerd(manifest, **options)
+
+    def replies(call):
+        try:
+            return {"result": fake.handle(call["method"], call["args"])}
+        except (ValueError, TypeError, KeyError, RuntimeError) as error:
+            return {"error": {"kind": type(error).__name__, "message": str(error)}}
+
+    return replies, fake

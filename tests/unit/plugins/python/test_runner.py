@@ -255,3 +255,43 @@ def test_end_of_input_before_init_exits_0(plugin_host):
     host.close_input()
     assert host.wait_exit() == 0
     assert host.next_line() is None
+
+
+def test_hooks_run_on_the_main_thread_even_while_plugin_threads_call(plugin_host):
+    host = plugin_host("""
+        import threading
+        from mixerd import Plugin
+
+        class TestPlugin(Plugin):
+            def on_load(self):
+                self.worker = threading.Thread(target=lambda: self.log("from a thread"))
+                self.worker.start()
+                self.worker.join()
+
+            def on_page_change(self, page_name):
+                self.log(f"{page_name} on main: {threading.current_thread() is threading.main_thread()}")
+    """)
+    host.init()
+    host.run_hook("on_load")
+    host.run_hook("on_page_change", "Audio")
+    assert [entry["message"] for entry in host.logs] == ["from a thread", "Audio on main: True"]
+
+
+def test_sys_exit_in_a_hook_ends_the_process_with_its_code_despite_threads(plugin_host):
+    host = plugin_host("""
+        import sys, threading, time
+        from mixerd import Plugin
+
+        class TestPlugin(Plugin):
+            def on_load(self):
+                threading.Thread(target=lambda: time.sleep(3600)).start()
+
+            def on_page_change(self, page_name):
+                sys.exit(7)
+    """)
+    host.init()
+    host.run_hook("on_load")
+    host.hook("on_page_change", "Audio")
+    assert host.next_line() is None
+    assert host.wait_exit() == 7
+    host.wait_stderr("the plugin called sys.exit(7)")
