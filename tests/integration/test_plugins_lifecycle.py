@@ -82,7 +82,7 @@ def test_unknown_plugin_and_bad_bodies(daemon_factory, data_dir):
     daemon = daemon_factory("--serial", "none")
     wait_state(daemon, "test.life.known", "running")
     status, body = switch(daemon, "test.life.unknown", True)
-    assert status == 404, body
+    assert (status, body) == (404, {"error": "No plugin 'test.life.unknown'"})
     for bad in ({}, {"enabled": "yes"}, {"enabled": 1}, []):
         status, body = http("POST", daemon.url("/api/plugins/test.life.known"), bad)[:2]
         assert status == 400, (bad, body)
