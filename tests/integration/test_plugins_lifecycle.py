@@ -36,6 +36,7 @@ def test_disable_and_enable_call_the_lifecycle_hooks_in_order_and_persist(
     status, body = switch(daemon, plugin.id, False)
     assert status == 200 and body["success"] is True and body["plugin"]["enabled"] is False, body
     wait_state(daemon, plugin.id, "stopped")
+    plugin.wait_hook("on_unload", after=after)
     assert [e["hook"] for e in plugin.hooks()[after:]] == ["on_disable", "on_unload"]
     assert client.event("plugin_status", lambda p: p["id"] == plugin.id and p["state"] == "stopped")
     wait_until(lambda: first_pid not in plugin_processes(data_dir), what="the process to end")
@@ -59,7 +60,7 @@ def test_disable_and_enable_call_the_lifecycle_hooks_in_order_and_persist(
     wait_state(daemon, plugin.id, "running")
     assert [e["hook"] for e in plugin.hooks()[after:]][:3] == ["import", "on_load", "on_enable"]
     assert client.event("plugin_status", lambda p: p["id"] == plugin.id and p["state"] == "running")
-    assert plugins_loaded(daemon) is True
+    wait_until(lambda: plugins_loaded(daemon) is True, what="loaded true")
     wait_until(lambda: read_settings(data_dir)["plugins"][plugin.id]["enabled"] is True,
                what="enabled true in settings.json")
 
