@@ -17,6 +17,7 @@
 #include "actors/smarthome/smarthome_actor.hpp"
 #include "actors/stream/stream_actor.hpp"
 #include "actors/toast/toast_actor.hpp"
+#include "plugins/bridge/bridge_actor.hpp"
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/messages.hpp"
@@ -217,6 +218,28 @@ const capability_row capability_table[] = {
      [](const directory& dir, nlohmann::json& state) {
        if (auto view = dir.view<profiles_view>()) state["profiles"] = profiles::list_to_json(*view);
      }},
+    // The plugin host, last: its hooks read every view above, and its plugins' calls reach the
+    // device, macros, toasts and settings. A consumer: at stop its plugins get on_unload (2 s
+    // grace) while the producers are gone already.
+    {"plugins",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       plugins_wiring wiring;
+       wiring.folder = o.paths.data_dir + "/plugins/executable";
+       wiring.sdk_dir = plugin_sdk_dir();
+       wiring.hub = dir.get<hub_actor>();
+       wiring.device = dir.get<device_actor>();
+       wiring.settings = dir.get<settings_actor>();
+       wiring.toast = dir.get<toast_actor>();
+       wiring.macros = dir.get<macros_actor>();
+       wiring.device_view = dir.source<device_status>();
+       wiring.mixer = dir.source<mixer_view>();
+       wiring.macro_set = dir.source<macro_view>();
+       wiring.music = dir.source<music_view>();
+       auto view = dir.slot(plugins_view{});
+       return registered<plugins_actor>(
+           dir, sys.spawn(plugins_behavior, std::move(wiring), o.settings, view));
+     },
+     consumers, plugin_topics, nullptr},
 };
 
 }  // namespace

@@ -115,6 +115,9 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_switch_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_macro_ask)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_macro_run)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_macro_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_output)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_ended)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_timer)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
 
@@ -193,5 +196,8 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_switch_result))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_macro_ask))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_macro_run))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_macro_outcome))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_output))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_ended))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_timer))
 
 CAF_END_TYPE_ID_BLOCK(mixerd)

@@ -8,8 +8,13 @@
 #include <caf/typed_actor.hpp>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "protocol/events.hpp"
@@ -85,6 +90,144 @@ inline constexpr auto stop_grace = std::chrono::seconds(2);  // after on_unload,
 inline constexpr std::size_t max_stderr_line_bytes = 4096;   // longer log lines are cut
 inline constexpr std::string_view supported_api_major = "1";
 
+// ---- Manifests (protocol/README.md, "Plugins", "Discovery and start") --------------------------
+
+inline constexpr std::size_t max_manifest_bytes = 64 * 1024;
+inline constexpr std::size_t max_id_bytes = 128;
+inline constexpr std::size_t max_schema_keys = 64;
+
+// One key of a manifest's settings_schema.
+struct setting_spec {
+  std::string type;              // string, integer, number or boolean
+  nlohmann::json default_value;  // null when the schema gives none
+  std::string description;
+  std::optional<double> min;  // integer and number only
+  std::optional<double> max;
+};
+using settings_schema = std::map<std::string, setting_spec>;
+
+struct manifest {
+  std::string id;
+  std::string name;
+  std::string version;
+  std::string api_version;
+  std::string entry_point;  // a file name in the plugin's folder
+  std::string main_class;
+  std::string description;
+  std::string author;
+  settings_schema schema;
+};
+
+// A manifest as read: `state` is stopped when it may run, else invalid or incompatible with the
+// reason in `reason`; `m` holds what could be read (id: the folder's name when it has none).
+struct manifest_check {
+  manifest m;
+  plugin_state state = plugin_state::stopped;
+  std::string reason;
+};
+
+manifest_check parse_manifest(std::string_view text, std::string_view folder);
+manifest_check parse_manifest_json(const nlohmann::json& doc, std::string_view folder);
+
+// Reverse-dotted: at least two `.`-separated parts of letters, digits, `_` and `-`, at most
+// max_id_bytes bytes.
+bool valid_plugin_id(std::string_view id);
+// A Python identifier (ASCII letters, digits and `_`, not starting with a digit).
+bool valid_class_name(std::string_view name);
+// A plain file name ending in `.py`: no `/`, not `.` or `..`, no leading `.`, no control byte.
+bool valid_entry_point(std::string_view name);
+// A register_macro_type name, as a `plugin` macro's plugin_type: 1 to 64 letters, digits, `_`,
+// `-` or `.`.
+bool valid_macro_type(std::string_view name);
+
+// ---- The line codec --------------------------------------------------------------------------
+
+// Nesting of a plugin line's JSON beyond this is a bad line.
+inline constexpr int max_line_depth = 64;
+
+struct line_ready {
+  std::vector<std::string> hooks;
+};
+struct line_fatal {
+  std::string error;
+};
+struct line_hook_done {
+  std::uint64_t id = 0;
+  nlohmann::json result;  // null when the hook gave none or raised
+  std::optional<std::string> error;
+};
+struct line_call {
+  std::optional<std::uint64_t> id;  // none: no reply wanted (log)
+  std::string method;
+  nlohmann::json args;  // an object: arguments by parameter name
+};
+struct line_bad {
+  std::string reason;  // a sentence for the log
+};
+using plugin_line = std::variant<line_ready, line_fatal, line_hook_done, line_call, line_bad>;
+
+// One line from a plugin (without its '\n'). Never throws; anything unusable is line_bad.
+plugin_line decode_plugin_line(std::string_view line);
+
+// Host lines, each without its '\n'.
+std::string encode_init(const manifest& m, std::string_view folder);
+std::string encode_hook(std::uint64_t id, std::string_view hook, const nlohmann::json& args);
+std::string encode_reply(std::uint64_t id, const nlohmann::json& result);
+std::string encode_reply_error(std::uint64_t id, std::string_view kind, std::string_view message);
+
+// ---- Plugin settings -------------------------------------------------------------------------
+
+// "" when `value` may be stored under `key`, else the ValueError text. With a schema only its
+// keys are allowed, with their type and bounds; without one any JSON value nested at most 16
+// levels deep.
+std::string check_setting(const settings_schema& schema, std::string_view key,
+                          const nlohmann::json& value);
+// The schema's defaults with the stored values (an object; anything else counts as empty) over
+// them.
+nlohmann::json effective_settings(const settings_schema& schema, const nlohmann::json& stored);
+
+// ---- Hooks from events -----------------------------------------------------------------------
+
+struct hook_call {
+  std::string hook;
+  nlohmann::json args;  // an array: the positional arguments
+};
+
+// What the mapping remembers between events: the macro page (for on_macro_button), the mute
+// presses awaiting their mute_change, and the last music state (for track changes).
+struct hook_mapper {
+  int macro_page = 0;
+  std::vector<int> pending_mutes;  // wire indices (protocol::master_index for the master)
+  std::optional<music_state> music;
+};
+inline constexpr std::size_t max_pending_mutes = 16;
+
+// The hooks one hub event fires (protocol/README.md, "Hooks and their sources"), in order.
+std::vector<hook_call> hooks_of(const event& e, hook_mapper& mapper);
+
 }  // namespace plugins
+
+// ---- The bridge's own messages (plugins/bridge/) ---------------------------------------------
+
+// A line on a plugin process's standard output (without its '\n').
+struct plugin_output {
+  std::string id;
+  std::uint64_t gen = 0;
+  std::string line;
+};
+// A plugin process is gone (exited, killed, reaped); `reason` says how, for last_error.
+struct plugin_ended {
+  std::string id;
+  std::uint64_t gen = 0;
+  std::string reason;
+};
+// A timer of the bridge: `what` says which, `seq` which hook, ask or attempt it was set for.
+struct plugin_timer {
+  enum class kind { ready, hook, restart, stop_grace, macro_ask, shutdown };
+  kind what = kind::ready;
+  std::string id;
+  std::uint64_t gen = 0;
+  std::uint64_t seq = 0;
+};
 
 }  // namespace mixerd
