@@ -45,8 +45,6 @@ def test_on_macro_execute_true_stops_the_macro_false_and_late_let_it_run(
     assert client.event("macro_executed", lambda e: e["index"] == 1)["ok"] is True
     assert files["go"].exists()
     assert not files["stop"].exists()
-    assert not [e for e in client.events.seen
-                if e[0] == "macro_executed" and e[1]["index"] == 0 and e[1].get("ok")]
 
     # The plugin answers True after 2.5 s: too late, the host ran it after about 1 s.
     assert http("POST", daemon.url("/api/macros/trigger"), {"index": 2}, timeout=10)[0] == 200
