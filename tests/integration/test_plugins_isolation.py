@@ -20,9 +20,9 @@ PACE = 0.01
 
 # kind -> a part of last_error once the daemon replaced the process (raising is no crash)
 OUTCOMES = {
-    "exit": "",
+    "exit": "exited with status 3",
     "hang": "did not return within 5 s",
-    "flood": "",
+    "flood": "flooding",
 }
 
 
@@ -48,7 +48,9 @@ def test_a_misbehaving_plugin_leaves_the_daemon_and_the_others_unaffected(
     during = []
     value = 40
     if kind == "raise":
-        daemon.wait_log("test plugin raised in on_serial_receive")
+        # The traceback went to the daemon log, tagged with the plugin.
+        line = daemon.wait_log("test plugin raised in on_serial_receive")
+        assert f"plugin {bad.id}: " in line, line
         during = latencies(daemon, client, 10, value)
         # Still the same process, and it gets the next hook.
         after = bad.mark()
