@@ -20,7 +20,7 @@ bool is_name_char(char c) {
 // "`key` <problem>" for last_error.
 manifest_check invalid(manifest_check out, const std::string& reason) {
   out.state = plugin_state::invalid;
-  out.reason = "manifest.njson: " + reason;
+  out.reason = "manifest.json: " + reason;
   return out;
 }
 
@@ -31,6 +31,11 @@ const char* type_word(const njson& v) {
   if (v.is_string()) return "string";
   if (v.is_null()) return "null";
   return v.is_array() ? "array" : "object";
+}
+
+// "a string", "an integer", ...
+std::string a_type(std::string_view type) {
+  return (type == "integer" ? "an " : "a ") + std::string(type);
 }
 
 bool value_has_type(const njson& v, std::string_view type) {
@@ -74,7 +79,7 @@ std::string read_schema(const njson& doc, settings_schema& out) {
       s.description = d->get<std::string>();
     }
     if (auto d = spec.find("default"); d != spec.end() && !d->is_null()) {
-      if (!value_has_type(*d, s.type)) return where + ".default must be a " + s.type;
+      if (!value_has_type(*d, s.type)) return where + ".default must be " + a_type(s.type);
       const double v = d->is_number() ? d->get<double>() : 0;
       if ((s.min && v < *s.min) || (s.max && v > *s.max))
         return where + ".default is outside its min and max";
@@ -311,7 +316,7 @@ std::string check_setting(const settings_schema& schema, std::string_view key,
     return "'" + std::string(key) + "' is not in the plugin's settings_schema";
   const auto& spec = it->second;
   if (!value_has_type(value, spec.type))
-    return "'" + std::string(key) + "' must be a " + spec.type + ", not " + type_word(value);
+    return "'" + std::string(key) + "' must be " + a_type(spec.type) + ", not " + type_word(value);
   if (value.is_string() && value.get_ref<const std::string&>().size() > 64 * 1024)
     return "'" + std::string(key) + "' is over 64 KiB";
   if (value.is_number()) {
@@ -338,8 +343,9 @@ nlohmann::json effective_settings(const settings_schema& schema, const nlohmann:
 
 namespace {
 
-njson mute_index(int wire) {
-  return wire == protocol::master_index ? njson("master") : njson(wire + 1);
+// mute_change's index (1-4 or master_index) as on_mute_button gives it.
+njson mute_index(int index) {
+  return index == protocol::master_index ? njson("master") : njson(index);
 }
 
 struct input_hooks {
@@ -361,7 +367,8 @@ struct input_hooks {
   void operator()(const protocol::dev_mute_press& m) const {
     if (mapper.pending_mutes.size() >= max_pending_mutes)
       mapper.pending_mutes.erase(mapper.pending_mutes.begin());
-    mapper.pending_mutes.push_back(m.index);
+    // As mute_change names it: 1-4, or master_index.
+    mapper.pending_mutes.push_back(m.index == protocol::master_index ? m.index : m.index + 1);
   }
   void operator()(const protocol::dev_page& p) const {
     out.push_back({"on_page_change", njson::array({p.name})});

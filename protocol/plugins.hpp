@@ -197,7 +197,7 @@ struct hook_call {
 // presses awaiting their mute_change, and the last music state (for track changes).
 struct hook_mapper {
   int macro_page = 0;
-  std::vector<int> pending_mutes;  // wire indices (protocol::master_index for the master)
+  std::vector<int> pending_mutes;  // 1-4, or protocol::master_index for the master
   std::optional<music_state> music;
 };
 inline constexpr std::size_t max_pending_mutes = 16;

@@ -125,6 +125,25 @@ std::optional<problem> check_toast_handlers(const json& s) {
   return std::nullopt;
 }
 
+// The plugin bridge's key: plugin id -> {"enabled": bool, "settings": object}. The values of a
+// plugin's settings are checked against its manifest when it sets them, not here (the manifest
+// may change while the file stays).
+std::optional<problem> check_plugins(const json& s) {
+  auto it = s.find("plugins");
+  if (it == s.end()) return std::nullopt;
+  if (!it->is_object())
+    return problem{"plugins", "must be an object of plugin ids to {\"enabled\", \"settings\"}"};
+  for (const auto& [id, entry] : it->items()) {
+    const std::string key = "plugins." + id;
+    if (!entry.is_object()) return problem{key, "must be an object"};
+    if (auto e = entry.find("enabled"); e != entry.end() && !e->is_boolean())
+      return problem{key + ".enabled", "must be true or false"};
+    if (auto st = entry.find("settings"); st != entry.end() && !st->is_object())
+      return problem{key + ".settings", "must be an object"};
+  }
+  return std::nullopt;
+}
+
 // A session ends session_max_lifetime after its login, so the lifetime is at least the idle
 // timeout. Without the key the lifetime is the longer of its default and the timeout.
 std::optional<problem> check_session_max_lifetime(const json& s) {
@@ -195,7 +214,7 @@ std::optional<problem> validate(const nlohmann::json& s) {
   if (!s.is_object()) return problem{"(top level)", "must be a JSON object"};
   if (auto deep = check_nesting(s)) return deep;
   using vt = json::value_t;
-  const std::array<std::optional<problem>, 23> checks{
+  const std::array<std::optional<problem>, 24> checks{
       check_secret(s, "toast_api_key"),
       check_secret(s, "plant_store_token"),
       check_type(s, "auth_enabled", vt::boolean, "true or false"),
@@ -210,6 +229,7 @@ std::optional<problem> validate(const nlohmann::json& s) {
       check_bind_address(s),
       check_log_level(s),
       check_toast_handlers(s),
+      check_plugins(s),
       check_int(s, "socketio_ping_interval_ms", 1000, 600'000),
       check_int(s, "socketio_ping_timeout_ms", 1000, 600'000),
       check_int(s, "socketio_connect_timeout_ms", 1000, 600'000),

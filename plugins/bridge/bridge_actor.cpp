@@ -22,6 +22,8 @@ namespace {
 constexpr std::string_view component = "plugins";
 // After the daemon's stop grace and the kill, the processes' ends are awaited this long more.
 constexpr auto final_wait = std::chrono::milliseconds(500);
+// Bad lines logged per process (a plugin printing garbage must not flood the log).
+constexpr int max_logged_bad_lines = 10;
 
 using phase = plugin_entry::phase;
 using timer = plugin_timer::kind;
@@ -155,6 +157,7 @@ void start(self_ptr self, plugin_entry& p) {
   p.stop_requested = false;
   p.start_after_stop = false;
   p.calls_in_window = 0;
+  p.bad_lines = 0;
   p.info.state = plugin_state::starting;
   p.proc->send(plugins::encode_init(p.m, p.folder));
   self->delayed_send(self, plugins::hook_timeout, plugin_timer{timer::ready, p.info.id, p.gen, 0});
@@ -236,7 +239,9 @@ void on_ended(self_ptr self, plugin_entry& p, const std::string& reason) {
 void on_line(self_ptr self, plugin_entry& p, std::string_view text) {
   auto line = plugins::decode_plugin_line(text);
   if (auto* bad = std::get_if<plugins::line_bad>(&line)) {
-    log::warn(component_of(p), "ignored a line (", bad->reason, ")");
+    if (++p.bad_lines <= max_logged_bad_lines)
+      log::warn(component_of(p), "ignored a line (", bad->reason, ")",
+                p.bad_lines == max_logged_bad_lines ? "; further bad lines are not logged" : "");
   } else if (auto* ready = std::get_if<plugins::line_ready>(&line)) {
     if (p.ph != phase::waiting_ready) return;
     p.hooks.insert(ready->hooks.begin(), ready->hooks.end());

@@ -76,6 +76,7 @@ struct plugin_entry {
   std::deque<clock::time_point> crashes;  // within plugins::crash_window
   clock::time_point calls_window{};
   int calls_in_window = 0;
+  int bad_lines = 0;              // of this process; only the first few are logged
   std::string pending_error;      // why its process is going (kill, fatal): last_error once gone
   bool stop_requested = false;    // disabled (or daemon stop): its end is not a crash
   bool start_after_stop = false;  // enabled again while it was still stopping

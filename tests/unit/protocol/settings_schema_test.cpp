@@ -281,3 +281,23 @@ TEST_CASE("allowed_hosts is a list of at most 64 host names or *.names") {
           "must be a host name such as \"mixer.example.com\" or \"*.example.com\"");
   }
 }
+
+TEST_CASE("validate checks the plugins key: switches and own settings per plugin id") {
+  using settings_schema::validate;
+  CHECK_FALSE(validate(json{{"plugins", json::object()}}));
+  CHECK_FALSE(validate(
+      json::parse(R"({"plugins": {"a.b": {"enabled": false, "settings": {"x": 1}}, "c.d": {}}})")));
+  auto not_object = validate(json{{"plugins", json::array()}});
+  REQUIRE(not_object);
+  CHECK(not_object->key == "plugins");
+  auto entry = validate(json::parse(R"({"plugins": {"a.b": true}})"));
+  REQUIRE(entry);
+  CHECK(entry->key == "plugins.a.b");
+  auto enabled = validate(json::parse(R"({"plugins": {"a.b": {"enabled": "yes"}}})"));
+  REQUIRE(enabled);
+  CHECK(enabled->key == "plugins.a.b.enabled");
+  CHECK(enabled->message == "must be true or false");
+  auto settings = validate(json::parse(R"({"plugins": {"a.b": {"settings": [1]}}})"));
+  REQUIRE(settings);
+  CHECK(settings->key == "plugins.a.b.settings");
+}
