@@ -390,13 +390,11 @@ std::vector<hook_call> hooks_of(const event& e, hook_mapper& mapper) {
   } else if (const auto* raw = std::get_if<serial_raw>(&e)) {
     out.push_back({"on_serial_receive", njson::array({raw->line})});
   } else if (const auto* m = std::get_if<mute_change>(&e)) {
-    // The press was remembered by its wire index (0-3); mute_change counts 1-4.
     auto& pending = mapper.pending_mutes;
-    const int wire = m->index == protocol::master_index ? m->index : m->index - 1;
-    auto it = std::find(pending.begin(), pending.end(), wire);
+    auto it = std::find(pending.begin(), pending.end(), m->index);
     if (it != pending.end()) {
       pending.erase(it);
-      out.push_back({"on_mute_button", njson::array({mute_index(wire), m->muted})});
+      out.push_back({"on_mute_button", njson::array({mute_index(m->index), m->muted})});
     }
   } else if (const auto* d = std::get_if<device_status_change>(&e)) {
     mapper.pending_mutes.clear();
