@@ -41,7 +41,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 max_len() {
   case "$1" in
     http_request) echo 20000 ;;
-    websocket_frames | settings_json | plants_json | tailscale_status | macro_json | stream_json) echo 8192 ;;
+    websocket_frames | settings_json | plants_json | tailscale_status | macro_json | stream_json | plugin_line) echo 8192 ;;
     profile_json | smarthome_json) echo 16384 ;;
     *) echo 4096 ;;
   esac

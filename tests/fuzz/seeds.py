@@ -416,3 +416,31 @@ write("stream_json", "event-scene-list", json.dumps({"op": 5, "d": {
 write("stream_json", "batch", json.dumps({"op": 9, "d": {"requestId": "b", "results": []}}))
 write("stream_json", "deep", "{\"op\": 5, \"d\": " + "[" * 40 + "]" * 40 + "}")
 write("stream_json", "truncated", json.dumps(HELLO)[:60])
+
+# ---- plugin_line: lines a plugin process writes (protocol/README.md, "Plugins") and manifests.
+PLUGIN = {
+    "ready": {"type": "ready", "hooks": ["on_load", "on_slider_change", "on_macro_execute"]},
+    "fatal": {"type": "fatal", "error": "ImportError: No module named 'requests'"},
+    "hook-done": {"type": "hook_done", "id": 12, "result": None},
+    "hook-done-true": {"type": "hook_done", "id": 13, "result": True},
+    "hook-raised": {"type": "hook_done", "id": 14, "error": "ValueError: bad value"},
+    "call-serial": {"type": "call", "id": 1, "method": "send_serial", "args": {"command": "PING"}},
+    "call-macro": {"type": "call", "id": 2, "method": "trigger_macro", "args": {"index": 3, "page": None}},
+    "call-setting": {"type": "call", "id": 3, "method": "set_setting", "args": {"key": "threshold", "value": 85}},
+    "call-log": {"type": "call", "method": "log", "args": {"message": "hello", "level": "info"}},
+    "manifest": {"id": "io.mixerd.example.slider_alerts", "name": "Slider alerts", "version": "1.0.0",
+                 "api_version": "1.0", "type": "executable", "entry_point": "main.py",
+                 "main_class": "SliderAlerts",
+                 "settings_schema": {"threshold": {"type": "integer", "default": 90, "min": 1, "max": 100},
+                                     "ratio": {"type": "number", "default": 0.5},
+                                     "alerts": {"type": "boolean", "default": True},
+                                     "label": {"type": "string", "default": "x", "description": "d"}}},
+    "manifest-incompatible": {"id": "a.b", "name": "n", "version": "1", "api_version": "2.0",
+                              "type": "executable", "entry_point": "main.py", "main_class": "P"},
+}
+for name, value in PLUGIN.items():
+    write("plugin_line", name, json.dumps(value))
+write("plugin_line", "deep", "{\"type\": \"call\", \"method\": \"log\", \"args\": {\"a\": " + "[" * 100 + "]" * 100 + "}}")
+write("plugin_line", "not-object", "[\"ready\"]")
+write("plugin_line", "big-id", "{\"type\": \"hook_done\", \"id\": 18446744073709551616}")
+write("plugin_line", "truncated", json.dumps(PLUGIN["call-serial"])[:30])

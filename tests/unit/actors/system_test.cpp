@@ -105,7 +105,8 @@ TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability a
 }
 
 TEST_CASE_FIXTURE(system_fixture,
-                  "the system table subscribes the mixer, the macros and the toast actor") {
+                  "the system table subscribes the mixer, the macros, the toast actor and the "
+                  "plugin bridge") {
   const auto hub = running.dir.get<m::hub_actor>();
   // The table's subscriptions were sent before this one: once this one gets an event, the hub
   // has handled them all.
@@ -120,13 +121,15 @@ TEST_CASE_FIXTURE(system_fixture,
       if (s.who == who) return s.topics;
     return std::nullopt;
   };
-  CHECK(subscribers.size() == 4);
+  CHECK(subscribers.size() == 5);
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::mixer_actor>())) ==
         m::mixer_topics());
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::macros_actor>())) ==
         m::macro_topics());
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::toast_actor>())) ==
         m::toast_topics());
+  CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::plugins_actor>())) ==
+        m::plugin_topics());
 }
 
 TEST_CASE_FIXTURE(system_fixture, "device input published on the hub reaches the mixer's view") {
@@ -141,7 +144,7 @@ TEST_CASE_FIXTURE(system_fixture, "shutdown stops every capability") {
   std::vector<caf::actor> all;
   for (const auto& phase : running.phases)
     all.insert(all.end(), phase.begin(), phase.end());
-  CHECK(all.size() == 14);
+  CHECK(all.size() == 15);
   caf::scoped_actor watcher{actors.sys};
   for (const auto& a : all)
     watcher->monitor(a);
