@@ -147,7 +147,7 @@ def serve(connection, folder=None):
         plugin_class = load_plugin_class(folder, first.get("entry_point"), first.get("main_class"))
         instance = create_plugin(plugin_class, connection, info)
     except LoadError as error:
-        print(f"mixerd.runner: cannot load the plugin: {error}", file=sys.stderr, flush=True)
+        # The host logs the fatal line's text; tracebacks of import errors went to stderr.
         try:
             connection.send({"type": "fatal", "error": str(error)})
         except _connection.ConnectionClosed:

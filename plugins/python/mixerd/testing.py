@@ -24,7 +24,8 @@ from . import runner as _runner
 SETTING_TYPES = {
     "string": lambda value: isinstance(value, str),
     "integer": lambda value: isinstance(value, int) and not isinstance(value, bool),
-    "number": lambda value: isinstance(value, (int, float)) and not isinstance(value, bool),
+    "number": lambda value: (isinstance(value, (int, float)) and not isinstance(value, bool)
+                             and value == value and value not in (float("inf"), float("-inf"))),
     "boolean": lambda value: isinstance(value, bool),
 }
 
@@ -72,20 +73,30 @@ class FakeMixerd:
         return values
 
     def check_setting(self, key, value):
-        """ValueError when settings_schema refuses `value` for `key` (README's rules)."""
+        """ValueError when mixerd would refuse `value` for `key`: the rules and wording of the
+        daemon's check (protocol/README.md, "Plugins")."""
+        if not isinstance(key, str) or not 1 <= len(key.encode()) <= 64:
+            raise ValueError("a setting's name must be 1 to 64 bytes")
         if not self.schema:
+            if _depth(value) > 16:
+                raise ValueError("the value is nested deeper than 16 levels")
+            if len(json.dumps(value, ensure_ascii=False).encode()) > 64 * 1024:
+                raise ValueError("the value is over 64 KiB as JSON")
             return
         spec = self.schema.get(key)
         if spec is None:
-            raise ValueError(f"setting {key!r} is not in settings_schema")
+            raise ValueError(f"'{key}' is not in the plugin's settings_schema")
         kind = spec.get("type")
-        if kind in SETTING_TYPES and not SETTING_TYPES[kind](value):
-            raise ValueError(f"setting {key!r} must be a {kind}")
+        if not SETTING_TYPES.get(kind, lambda value: False)(value):
+            article = "an" if kind == "integer" else "a"
+            raise ValueError(f"'{key}' must be {article} {kind}, not {_type_word(value)}")
+        if isinstance(value, str) and len(value.encode()) > 64 * 1024:
+            raise ValueError(f"'{key}' is over 64 KiB")
         if kind in ("integer", "number"):
-            if "min" in spec and value < spec["min"]:
-                raise ValueError(f"setting {key!r} must be at least {spec['min']}")
-            if "max" in spec and value > spec["max"]:
-                raise ValueError(f"setting {key!r} must be at most {spec['max']}")
+            if spec.get("min") is not None and value < spec["min"]:
+                raise ValueError(f"'{key}' must be at least {_number_text(spec['min'])}")
+            if spec.get("max") is not None and value > spec["max"]:
+                raise ValueError(f"'{key}' must be at most {_number_text(spec['max'])}")
 
     # -- the methods (arguments by name, as on the wire) -----------------------------------------
 
@@ -209,6 +220,33 @@ class PluginHarness:
         if handler is None:
             raise KeyError(f"no handler registered for macro type {type_name!r}")
         return bool(handler(copy.deepcopy(macro)))
+
+
+def _type_word(value):
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    return "array" if isinstance(value, (list, tuple)) else "object"
+
+
+def _number_text(number):
+    return str(int(number)) if float(number).is_integer() and abs(number) < 1e15 else str(number)
+
+
+def _depth(value):
+    """JSON nesting depth: a scalar is 0, [] or {} 1."""
+    if isinstance(value, dict):
+        return 1 + max((_depth(item) for item in value.values()), default=0)
+    if isinstance(value, (list, tuple)):
+        return 1 + max((_depth(item) for item in value), default=0)
+    return 0
 
 
 def _is_int(value):

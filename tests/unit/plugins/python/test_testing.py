@@ -90,3 +90,31 @@ def test_results_are_copies_so_a_plugin_cannot_change_the_fake_by_accident():
     harness = PluginHarness(Probe, mixerd=fake)
     harness.plugin.get_music_state()["title"] = "changed"
     assert fake.music == {"title": "A"}
+
+
+@pytest.mark.parametrize("schema, key, value, message", [
+    ({"level": {"type": "integer", "min": 0, "max": 10}}, "level", "high",
+     "'level' must be an integer, not string"),
+    ({"level": {"type": "integer", "min": 0, "max": 10}}, "level", 2.5,
+     "'level' must be an integer, not number"),
+    ({"level": {"type": "number", "min": 0.5}}, "level", 0.25, "'level' must be at least 0.5"),
+    ({"level": {"type": "integer", "max": 10}}, "level", 11, "'level' must be at most 10"),
+    ({"on": {"type": "boolean"}}, "on", 1, "'on' must be a boolean, not integer"),
+    ({"on": {"type": "boolean"}}, "off", True, "'off' is not in the plugin's settings_schema"),
+    ({}, "k" * 65, 1, "a setting's name must be 1 to 64 bytes"),
+    ({}, "deep", [[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]], "the value is nested deeper than 16 levels"),
+    ({}, "big", "x" * 70000, "the value is over 64 KiB as JSON"),
+])
+def test_setting_checks_say_what_mixerd_says(schema, key, value, message):
+    harness = PluginHarness(Probe, {"settings_schema": schema})
+    with pytest.raises(ValueError) as refused:
+        harness.plugin.set_setting(key, value)
+    assert str(refused.value) == message
+    assert harness.mixerd.settings == {}
+
+
+def test_a_value_at_the_limits_is_saved():
+    harness = PluginHarness(Probe, {})
+    sixteen_deep = [[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]
+    assert harness.plugin.set_setting("deep", sixteen_deep) is True
+    assert harness.plugin.get_setting("deep") == sixteen_deep
