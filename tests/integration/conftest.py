@@ -206,6 +206,21 @@ class Daemon:
         return self.proc.returncode
 
 
+EMPTY_MACRO = {"type": "none", "name": "", "icon": ""}
+
+
+def macro_set(slots, current=0, names=None):
+    """settings.json's "macros": `slots` maps (page, index), or an index of page 0, to a Macro."""
+    pages = {str(p): [EMPTY_MACRO] * 9 for p in range(4)}
+    for key, m in slots.items():
+        page, index = key if isinstance(key, tuple) else (0, key)
+        pages[str(page)] = list(pages[str(page)])
+        pages[str(page)][index] = m
+    return {"current_page": current,
+            "page_names": names or {str(p): f"Page {p + 1}" for p in range(4)},
+            "pages": pages}
+
+
 def write_settings(data_dir, content):
     """Writes DATA_DIR/settings.json: `content` as given when it is text, else as JSON."""
     os.makedirs(data_dir, exist_ok=True)

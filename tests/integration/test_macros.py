@@ -11,21 +11,10 @@ import time
 
 import pytest
 
-from conftest import MIXERD_BIN, get_json, http, wait_until, write_settings
+from conftest import (EMPTY_MACRO as EMPTY, MIXERD_BIN, get_json, http, macro_set, wait_until,
+                      write_settings)
 from socketio_support import clients  # noqa: F401 (a fixture)
 
-EMPTY = {"type": "none", "name": "", "icon": ""}
-
-
-def macro_set(slots, current=0, names=None):
-    """settings.json's "macros": `slots` maps (page, index) to a Macro."""
-    pages = {str(p): [EMPTY] * 9 for p in range(4)}
-    for (page, index), m in slots.items():
-        pages[str(page)] = list(pages[str(page)])
-        pages[str(page)][index] = m
-    return {"current_page": current,
-            "page_names": names or {str(p): f"Page {p + 1}" for p in range(4)},
-            "pages": pages}
 
 
 def read_settings(data_dir):

@@ -3,23 +3,14 @@ late (over 1 s) lets it run; a `plugin` macro runs the handler its plugin regist
 register_macro_type (protocol/README.md, "Plugins"; docs/api.md, "Macros")."""
 import pytest
 
-from conftest import get_json, http
+from conftest import get_json, http, macro_set
 from plugin_support import PluginError, install, start_connected
 from socketio_support import clients  # noqa: F401 (a fixture)
 
-EMPTY = {"type": "none", "name": "", "icon": ""}
 
 
 def touch_macro(name, path):
     return {"type": "command", "name": name, "icon": "", "argv": ["touch", str(path)]}
-
-
-def macros_with(slots):
-    pages = {str(p): [EMPTY] * 9 for p in range(4)}
-    for index, m in slots.items():
-        pages["0"] = pages["0"][:index] + [m] + pages["0"][index + 1:]
-    return {"current_page": 0, "pages": pages,
-            "page_names": {str(p): f"Page {p + 1}" for p in range(4)}}
 
 
 def test_on_macro_execute_true_stops_the_macro_false_and_late_let_it_run(
@@ -29,7 +20,7 @@ def test_on_macro_execute_true_stops_the_macro_false_and_late_let_it_run(
                      act={"on_macro_execute": {"Stop": {"return": True},
                                                "Go": {"return": False},
                                                "Slow": {"sleep": 2.5, "return": True}}})
-    settings = {"macros": macros_with({0: touch_macro("Stop", files["stop"]),
+    settings = {"macros": macro_set({0: touch_macro("Stop", files["stop"]),
                                        1: touch_macro("Go", files["go"]),
                                        2: touch_macro("Slow", files["slow"])})}
     daemon = start_connected(daemon_factory, device, plugin, settings=settings, data_dir=data_dir)

@@ -3,7 +3,7 @@ the pty, REST state, settings.json, the daemon log. The calls come from a thread
 own (its control socket, plugin_support.py), as the SDK allows from any thread."""
 import pytest
 
-from conftest import get_json, http, wait_until
+from conftest import get_json, http, macro_set, wait_until
 from plugin_support import PluginError, install, read_settings, start_connected
 from socketio_support import clients  # noqa: F401 (a fixture)
 
@@ -12,15 +12,6 @@ SCHEMA = {"threshold": {"type": "integer", "default": 50, "min": 0, "max": 100,
           "ratio": {"type": "number", "default": 0.5, "description": "a number"},
           "label": {"type": "string", "default": "hi", "description": "a text"},
           "loud": {"type": "boolean", "default": False, "description": "a switch"}}
-EMPTY = {"type": "none", "name": "", "icon": ""}
-
-
-def macros_with(slots):
-    pages = {str(p): [EMPTY] * 9 for p in range(4)}
-    for index, m in slots.items():
-        pages["0"] = pages["0"][:index] + [m] + pages["0"][index + 1:]
-    return {"current_page": 0, "pages": pages,
-            "page_names": {str(p): f"Page {p + 1}" for p in range(4)}}
 
 
 def raises(kind, plugin, method, *args, **kwargs):
@@ -66,7 +57,7 @@ def test_getters_agree_with_the_rest_api(daemon_factory, device, data_dir):
     plugin = install(data_dir, "test.methods.getters")
     macro = {"type": "mute", "name": "Mic", "icon": "mic", "target": 2}
     daemon = start_connected(daemon_factory, device, plugin, data_dir=data_dir,
-                             settings={"macros": macros_with({3: macro})})
+                             settings={"macros": macro_set({3: macro})})
     assert http("POST", daemon.url("/api/sliders/3"), {"value": 61})[0] == 200
     assert http("POST", daemon.url("/api/mutes/2"))[0] == 200
     assert http("POST", daemon.url("/api/volume/master"), {"value": 37})[0] == 200
@@ -128,7 +119,7 @@ def test_trigger_macro_runs_the_macro(daemon_factory, device, data_dir, tmp_path
     touched = tmp_path / "touched"
     slow = tmp_path / "slow-go"
     plugin = install(data_dir, "test.methods.trigger")
-    macros = macros_with({
+    macros = macro_set({
         0: {"type": "command", "name": "Touch", "icon": "", "argv": ["touch", str(touched)]},
         1: {"type": "command", "name": "Wait", "icon": "",
             "argv": ["sh", "-c", f"while [ ! -e {slow} ]; do sleep 0.05; done"]}})

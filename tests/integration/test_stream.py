@@ -12,12 +12,11 @@ import time
 
 import pytest
 
-from conftest import MIXERD_BIN, get_json, http, wait_until, write_settings
+from conftest import MIXERD_BIN, get_json, http, macro_set, wait_until, write_settings
 from obs_support import PASSWORD, SCENES, SOURCES, ObsClient, obs  # noqa: F401 (a fixture)
 from socketio_support import clients  # noqa: F401 (a fixture)
 
 NOT_CONNECTED = {"error": "Streaming software not connected"}
-EMPTY = {"type": "none", "name": "", "icon": ""}
 
 
 def stream_settings(obs, password=PASSWORD):  # noqa: F811
@@ -173,15 +172,8 @@ def test_obs_stopped_and_started_again(started, obs, obs_client):  # noqa: F811
         fresh.close()
 
 
-def macro_pages(slots):
-    pages = {str(p): [EMPTY] * 9 for p in range(4)}
-    pages["0"] = [slots.get(i, EMPTY) for i in range(9)]
-    return {"current_page": 0, "page_names": {str(p): f"Page {p + 1}" for p in range(4)},
-            "pages": pages}
-
-
 def test_stream_scene_and_stream_source_macros(started, obs_client):
-    daemon, client = started({"macros": macro_pages({
+    daemon, client = started({"macros": macro_set({
         0: {"type": "stream_scene", "name": "Live", "icon": "", "scene_name": "Live"},
         1: {"type": "stream_source", "name": "Banner", "icon": "", "source_name": "Banner",
             "visible": "toggle"},
