@@ -23,6 +23,8 @@ constexpr int max_logged_bad_lines = 10;
 using phase = plugin_entry::phase;
 using timer = plugin_timer::kind;
 
+}  // namespace
+
 bool is_loaded(const plugin_entry& p) {
   return p.ph == phase::loading || p.ph == phase::running;
 }
@@ -54,6 +56,8 @@ void publish(self_ptr self) {
   }
 }
 
+namespace {
+
 void answer_ask(self_ptr self, std::uint64_t ask, bool handled) {
   auto& asks = self->state.asks;
   auto it = asks.find(ask);
@@ -80,6 +84,8 @@ void abandon(self_ptr self, const plugin_entry& p, const hook_item& item, const 
 
 void pump(self_ptr self, plugin_entry& p);
 
+}  // namespace
+
 void enqueue(self_ptr self, plugin_entry& p, hook_item item) {
   if (p.queue.size() >= plugins::max_queued_hooks) {
     // The oldest ordinary hook goes; the lifecycle steps stay.
@@ -96,6 +102,8 @@ void enqueue(self_ptr self, plugin_entry& p, hook_item item) {
   p.queue.push_back(std::move(item));
   pump(self, p);
 }
+
+namespace {
 
 void send_hook(self_ptr self, plugin_entry& p, hook_item item) {
   p.current_id = ++p.next_hook_id;
@@ -133,6 +141,8 @@ void pump(self_ptr self, plugin_entry& p) {
   }
 }
 
+}  // namespace
+
 void start(self_ptr self, plugin_entry& p) {
   auto& st = self->state;
   if (!st.io) st.io = std::make_unique<plugin_io>();
@@ -160,8 +170,12 @@ void start(self_ptr self, plugin_entry& p) {
   publish(self);
 }
 
+namespace {
+
 // Ends the plugin's process gently: on_disable (when disabled) and on_unload after the hook now
 // out, then its input closed and, 2 s later, the kill.
+}  // namespace
+
 void begin_stop(self_ptr self, plugin_entry& p, bool disabling) {
   p.stop_requested = true;
   if (!p.proc) return;
@@ -175,6 +189,8 @@ void begin_stop(self_ptr self, plugin_entry& p, bool disabling) {
   p.queue.push_back({hook_item::kind::close_input, {}, {}});
   pump(self, p);
 }
+
+namespace {
 
 void maybe_quit(self_ptr self) {
   auto& st = self->state;
@@ -303,87 +319,6 @@ void on_timer(self_ptr self, const plugin_timer& t) {
       break;
     default:
       break;
-  }
-}
-
-plugin_switch_result switch_plugin(self_ptr self, const std::string& id, bool enabled, bool save) {
-  auto& st = self->state;
-  auto it = st.plugins.find(id);
-  if (it == st.plugins.end()) return {false, {}};
-  auto& p = it->second;
-  p.info.enabled = enabled;
-  if (save) {
-    auto& entry = st.stored[id];
-    if (!entry.is_object()) entry = nlohmann::json::object();
-    entry["enabled"] = enabled;
-    persist(self);
-  }
-  if (!is_runnable(p)) {
-    publish(self);
-    return {true, p.info};
-  }
-  if (enabled) {
-    if (p.info.state == plugin_state::failed) {
-      p.crashes.clear();
-      p.info.last_error.clear();
-    }
-    if (p.proc && p.stop_requested) {
-      p.start_after_stop = true;
-    } else if (!p.proc && !st.stopping) {
-      start(self, p);
-    }
-  } else {
-    if (p.proc) {
-      log::info(component_of(p), "disabled: stopping");
-      begin_stop(self, p, true);
-    } else {
-      ++p.gen;  // a restart that waits is called off
-    }
-    p.info.state = plugin_state::stopped;
-  }
-  publish(self);
-  return {true, p.info};
-}
-
-// After SIGHUP: the switches and own settings as the file has them now.
-void on_reload(self_ptr self, const nlohmann::json& settings) {
-  auto& st = self->state;
-  if (st.stopping) return;
-  auto fresh = settings.find("plugins");
-  nlohmann::json now =
-      fresh != settings.end() && fresh->is_object() ? *fresh : nlohmann::json::object();
-  auto own = [](const nlohmann::json& all, const std::string& id) {
-    auto e = all.find(id);
-    if (e == all.end() || !e->is_object()) return nlohmann::json::object();
-    auto s = e->find("settings");
-    return s != e->end() && s->is_object() ? *s : nlohmann::json::object();
-  };
-  auto old = std::move(st.stored);
-  st.stored = now;
-  for (auto& [id, p] : st.plugins) {
-    const auto before = own(old, id);
-    const auto after = own(now, id);
-    if (before != after && is_loaded(p) && !p.stop_requested) {
-      std::set<std::string> keys;
-      for (const auto& [k, v] : before.items())
-        keys.insert(k);
-      for (const auto& [k, v] : after.items())
-        keys.insert(k);
-      for (const auto& k : keys) {
-        auto a = before.find(k);
-        auto b = after.find(k);
-        const bool same =
-            (a == before.end()) == (b == after.end()) && (a == before.end() || *a == *b);
-        if (!same)
-          enqueue(self, p,
-                  {hook_item::kind::hook, "on_settings_change",
-                   nlohmann::json::array({k, b == after.end() ? nlohmann::json() : *b})});
-      }
-    }
-    bool enabled = true;
-    if (auto e = now.find(id); e != now.end() && e->is_object())
-      if (auto f = e->find("enabled"); f != e->end() && f->is_boolean()) enabled = f->get<bool>();
-    if (enabled != p.info.enabled) switch_plugin(self, id, enabled, false);
   }
 }
 

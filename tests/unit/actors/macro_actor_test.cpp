@@ -327,11 +327,11 @@ TEST_CASE_FIXTURE(macro_fixture,
   REQUIRE(receive_within(plugins, [&](const m::plugin_macro_run& req) {
     CHECK(req.macro["plugin_type"] == "counter");
     CHECK(req.macro["step"] == 2);
-    return m::plugin_macro_outcome{false, "No plugin handles type 'counter'"};
+    return m::plugin_macro_outcome{false, "no running plugin handles plugin_type 'counter'"};
   }));
   auto done = next_executed();
   CHECK_FALSE(done.ok);
-  CHECK(done.error == "No plugin handles type 'counter'");
+  CHECK(done.error == "no running plugin handles plugin_type 'counter'");
 }
 
 TEST_CASE_FIXTURE(macro_fixture, "a sequence runs its steps in order, waits its delays, stops") {
