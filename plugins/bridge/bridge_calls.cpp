@@ -18,8 +18,8 @@ using nlohmann::json;
 // How long an actor asked on a plugin's behalf may take (the SDK waits 10 s for a reply).
 constexpr auto ask_timeout = std::chrono::seconds(5);
 constexpr std::size_t max_serial_bytes = 255;
-constexpr std::size_t max_title_chars = 30;
-constexpr std::size_t max_message_chars = 40;
+// A plugin's own settings together, as JSON: settings.json must stay small.
+constexpr std::size_t max_settings_bytes = 256 * 1024;
 
 // A failed call: the kind of exception the SDK raises, and its text.
 struct call_error {
@@ -190,12 +190,15 @@ answer set_setting(self_ptr self, plugin_entry& p, const json& args) {
   if (value == nullptr) return type_error("missing argument 'value'");
   if (auto problem = plugins::check_setting(p.m.schema, key, *value); !problem.empty())
     return value_error(problem);
+  auto settings = own_settings(self->state, p.info.id);
+  settings[key] = *value;
+  if (settings.dump(-1, ' ', false, json::error_handler_t::replace).size() > max_settings_bytes)
+    return value_error("the plugin's settings would be over " +
+                       std::to_string(max_settings_bytes / 1024) + " KiB as JSON");
   auto& entry = self->state.stored[p.info.id];
   if (!entry.is_object()) entry = json::object();
   if (!entry.contains("enabled")) entry["enabled"] = p.info.enabled;
-  auto& settings = entry["settings"];
-  if (!settings.is_object()) settings = json::object();
-  settings[key] = *value;
+  entry["settings"] = std::move(settings);
   persist(self);
   return json(true);
 }
@@ -206,10 +209,13 @@ answer show_notification(self_ptr self, const json& args, const reply_to& reply)
   if (auto e = string_arg(args, "title", title)) return *e;
   if (auto e = string_arg(args, "message", message)) return *e;
   const auto title_chars = notify::utf8_length(title);
-  if (title_chars < 1 || title_chars > max_title_chars)
-    return value_error("title must be 1 to 30 characters");
-  if (notify::utf8_length(message) > max_message_chars)
-    return value_error("message must be at most 40 characters");
+  // The toast's message and subtitle (the notification API's limits).
+  if (title_chars < 1 || title_chars > limits::toast_message_max_chars)
+    return value_error("title must be 1 to " + std::to_string(limits::toast_message_max_chars) +
+                       " characters");
+  if (notify::utf8_length(message) > limits::toast_subtitle_max_chars)
+    return value_error("message must be at most " +
+                       std::to_string(limits::toast_subtitle_max_chars) + " characters");
   std::string error;
   if (!validation::device_text(title, "title", error) ||
       !validation::device_text(message, "message", error))

@@ -103,6 +103,23 @@ def test_settings_are_checked_saved_and_read_back(daemon_factory, device, data_d
                what="the plugin's settings in settings.json")
 
 
+def test_settings_without_a_schema_are_bounded_in_all(daemon_factory, data_dir):
+    plugin_id = "test.methods.free_settings"
+    plugin = install(data_dir, plugin_id)
+    daemon_factory("--serial", "none")
+    plugin.wait_hook("on_enable")
+    chunk = "x" * (60 * 1024)
+    for i in range(4):  # 240 KiB in all: kept
+        assert plugin.call("set_setting", f"k{i}", chunk) is True
+    raises("ValueError", plugin, "set_setting", "k4", chunk)  # would pass 256 KiB
+    raises("ValueError", plugin, "set_setting", "big", "x" * (65 * 1024))  # one over 64 KiB
+    assert plugin.call("set_setting", "k0", "small") is True  # replacing one makes room
+    assert plugin.call("set_setting", "k4", chunk) is True
+    wait_until(lambda: sorted(read_settings(data_dir).get("plugins", {}).get(plugin_id, {})
+                              .get("settings", {})) == ["k0", "k1", "k2", "k3", "k4"],
+               what="the plugin's five settings in settings.json")
+
+
 def test_log_lands_in_the_daemon_log_tagged_with_the_plugin(daemon_factory, data_dir):
     plugin = install(data_dir, "test.methods.log")
     daemon = daemon_factory("--serial", "none")
