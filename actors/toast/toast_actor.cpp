@@ -102,17 +102,18 @@ void on_device_status(self_ptr self, const device_status_change& change) {
 // The system handler: the audio server going away (and coming back after that). The first
 // connect at start is no news and shows nothing.
 void on_audio_status(self_ptr self, const audio_status_change& change) {
+  // The audio actor announces "not connected" only when it loses a server it had, so a loss
+  // needs no earlier "connected" here: that one may have been published before this actor
+  // subscribed (the audio actor starts first and may connect at once).
   auto& st = self->state;
-  if (change.connected == st.audio_connected) return;
-  bool was_lost = st.audio_lost;
-  st.audio_connected = change.connected;
   toast_content t;
   if (!change.connected) {
+    if (st.audio_lost) return;
     st.audio_lost = true;
     t.message = "Audio server lost";
     t.icon = "warning";
   } else {
-    if (!was_lost) return;
+    if (!st.audio_lost) return;  // the first connect is no news
     st.audio_lost = false;
     t.message = "Audio server back";
     t.icon = "audio";

@@ -38,9 +38,8 @@ struct toast_actor_state {
   std::deque<toast_record> history;  // at most limits::toast_history_size
   // While a shown toast is on screen: when it leaves. Its record is the newest shown one.
   std::optional<std::chrono::steady_clock::time_point> on_screen_until;
-  bool was_connected = false;    // the device has been connected before (for "reconnected")
-  bool audio_connected = false;  // the audio server, as last reported
-  bool audio_lost = false;       // it was lost and has not come back yet
+  bool was_connected = false;  // the device has been connected before (for "reconnected")
+  bool audio_lost = false;     // it was lost and has not come back yet
   static inline const char* name = "toast";
 };
 

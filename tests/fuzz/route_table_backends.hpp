@@ -211,6 +211,7 @@ inline toast_actor::behavior_type toast_backend() {
         return toast_outcome{static_cast<toast_outcome::result>(pick(8, 3))};
       },
       [](const toast_notice&) { not_from_a_route("toast_notice"); },
+      [](const toast_loaded&) { not_from_a_route("toast_loaded"); },
       [](caf::get_atom, handlers_atom) -> toast_handler_list {
         not_from_a_route("toast handlers");
       },

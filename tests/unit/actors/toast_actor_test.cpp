@@ -240,6 +240,28 @@ TEST_CASE_FIXTURE(toast_fixture, "the system handler announces the device's link
   CHECK(next_line() == "TOAST,3000,bell,3B82F6,probe,");
 }
 
+TEST_CASE_FIXTURE(toast_fixture, "the audio server's loss is announced once, its return after it") {
+  start();
+  // A first connect is no news. A loss counts even when the connect before it was published
+  // before this actor subscribed (here: never seen at all).
+  hub->send(toast, mixerd::event{mixerd::audio_status_change{false, "PulseAudio 16.1"}});
+  CHECK(next_line() == "TOAST,3000,warning,6B7280,Audio server lost,");
+  hub->send(toast, mixerd::event{mixerd::audio_status_change{false, "PulseAudio 16.1"}});
+  hub->send(toast, mixerd::event{mixerd::audio_status_change{true, "PulseAudio 16.1"}});
+  CHECK(next_line() == "TOAST,3000,audio,6B7280,Audio server back,");
+  hub->send(toast, mixerd::event{mixerd::audio_status_change{true, "PulseAudio 16.1"}});
+  // Nothing else reached the device: the next line is this probe's.
+  CHECK(post("api", toast_of("probe")) == result::shown);
+  CHECK(next_line() == "TOAST,3000,bell,3B82F6,probe,");
+}
+
+TEST_CASE_FIXTURE(toast_fixture, "a first connect of the audio server is no news") {
+  start();
+  hub->send(toast, mixerd::event{mixerd::audio_status_change{true, "PulseAudio 16.1"}});
+  CHECK(post("api", toast_of("probe")) == result::shown);
+  CHECK(next_line() == "TOAST,3000,bell,3B82F6,probe,");
+}
+
 TEST_CASE_FIXTURE(toast_fixture, "an integration's toast shows only while its handler is on") {
   start();
   client->send(toast, mixerd::toast_notice{"music", toast_of("Now playing")});
