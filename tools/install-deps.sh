@@ -30,6 +30,8 @@ test_packages+=(xvfb python3-xlib)
 # python3-websockets for the Home Assistant fake and for checking OBS through its own API.
 test_packages+=(obs-studio xauth libgl1-mesa-dri mpv mpv-mpris dbus-daemon sox playerctl
   python3-websockets)
+# The web controller's tests drive Debian's Chromium headless through npm's playwright-core.
+test_packages+=(chromium fonts-dejavu-core)
 # The benchmark driver (tools/bench/run.sh) adds wrk for HTTP throughput; its clients and its Node
 # peer (tools/bench/node_peer, socket.io from npm) run on the test packages' nodejs and npm.
 bench_packages=(wrk)
