@@ -1,0 +1,150 @@
+// The macro pages: a tab per page (the device's current page marked), 9 slots per page. Tapping
+// a slot runs it (POST /api/macros/trigger); its outcome arrives as macro_executed. The page the
+// device shows is switched on the device only, so the tabs here just choose what to look at.
+import { h, absent, announce, showError } from "./dom.js";
+import { tryApi } from "./net.js";
+
+const PAGE_COUNT = 4;
+const SLOT_COUNT = 9;
+
+let macroSet = null; // the Macro page set
+let viewed = null; // page shown here (null: follow the device's page)
+const running = new Map(); // "page:index" -> the slot's button, while the macro runs
+
+const KIND_WORDS = {
+  hotkey: "Keys", command: "Command", http: "Web request", media: "Media", mute: "Mute",
+  volume: "Volume", profile: "Profile", smarthome: "Smart home", stream_scene: "Scene",
+  stream_source: "Source", sequence: "Sequence", plugin: "Plugin",
+};
+
+function pageName(page) {
+  const names = (macroSet && macroSet.page_names) || {};
+  const name = names[String(page)];
+  return typeof name === "string" && name !== "" ? name : `Page ${page + 1}`;
+}
+
+function currentPage() {
+  const page = Number(macroSet && macroSet.current_page);
+  return Number.isInteger(page) && page >= 0 && page < PAGE_COUNT ? page : 0;
+}
+
+function slotsOf(page) {
+  const pages = (macroSet && macroSet.pages) || {};
+  const slots = Array.isArray(pages[String(page)]) ? pages[String(page)] : [];
+  return Array.from({ length: SLOT_COUNT }, (_, index) => slots[index] || { type: "none" });
+}
+
+async function trigger(page, index, macro, button) {
+  const key = `${page}:${index}`;
+  button.setAttribute("aria-busy", "true");
+  button.classList.add("is-running");
+  running.set(key, button);
+  const answer = await tryApi("POST", "/api/macros/trigger", { index, page });
+  if (!answer) {
+    running.delete(key);
+    button.removeAttribute("aria-busy");
+    button.classList.remove("is-running");
+  }
+}
+
+function slotButton(page, index, macro) {
+  if (!macro || macro.type === "none" || !macro.type) {
+    return h("div", { class: "slot empty" }, h("span", { "aria-hidden": "true" }, "Empty"),
+      h("span", { class: "sr-only" }, `Empty slot ${index + 1}`));
+  }
+  const name = typeof macro.name === "string" && macro.name.trim() !== "" ? macro.name : `Slot ${index + 1}`;
+  const button = h("button", { type: "button", class: "slot" },
+    h("span", { class: "slot-name" }, name),
+    h("span", { class: "slot-kind", "aria-hidden": "true" }, KIND_WORDS[macro.type] || macro.type));
+  if (running.has(`${page}:${index}`)) {
+    button.setAttribute("aria-busy", "true");
+    button.classList.add("is-running");
+    running.set(`${page}:${index}`, button);
+  }
+  button.addEventListener("click", () => trigger(page, index, macro, button));
+  return button;
+}
+
+function selectTab(page, { focus = false } = {}) {
+  viewed = page;
+  render();
+  if (focus) document.getElementById(`macro-tab-${page}`).focus();
+}
+
+function onTabKey(event) {
+  const order = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+  const shown = viewed ?? currentPage();
+  let next = null;
+  if (event.key in order) next = (shown + order[event.key] + PAGE_COUNT) % PAGE_COUNT;
+  else if (event.key === "Home") next = 0;
+  else if (event.key === "End") next = PAGE_COUNT - 1;
+  if (next === null) return;
+  event.preventDefault();
+  selectTab(next, { focus: true });
+}
+
+function render() {
+  const container = document.getElementById("macros");
+  if (!macroSet) {
+    container.replaceChildren(absent("Macros are loading…"));
+    return;
+  }
+  const device = currentPage();
+  const shown = viewed ?? device;
+  const focusedTab = document.activeElement && document.activeElement.getAttribute("role") === "tab";
+
+  const tabs = [];
+  for (let page = 0; page < PAGE_COUNT; page += 1) {
+    const selected = page === shown;
+    const tab = h("button", {
+      type: "button", role: "tab", id: `macro-tab-${page}`, class: "tab",
+      "aria-selected": selected ? "true" : "false", "aria-controls": "macro-panel",
+      tabindex: selected ? "0" : "-1",
+      "aria-current": page === device ? "true" : null,
+      "aria-describedby": page === device ? "macro-on-device" : null,
+    }, h("span", { class: "tab-name" }, pageName(page)),
+    page === device ? h("span", { class: "device-dot", "aria-hidden": "true" }) : null);
+    tab.addEventListener("click", () => selectTab(page));
+    tab.addEventListener("keydown", onTabKey);
+    tabs.push(tab);
+  }
+  const tablist = h("div", { class: "tabs", role: "tablist", "aria-label": "Macro pages" }, ...tabs);
+  const panel = h("div", {
+    class: "slots", role: "tabpanel", id: "macro-panel", "aria-labelledby": `macro-tab-${shown}`,
+  }, ...slotsOf(shown).map((macro, index) => slotButton(shown, index, macro)));
+  const note = h("p", { class: "hint device-note" },
+    h("span", { class: "device-dot", "aria-hidden": "true" }),
+    h("span", { id: "macro-on-device" }, "On the device now"),
+    shown === device ? "" : ` (${pageName(device)})`);
+  container.replaceChildren(tablist, note, panel);
+  if (focusedTab) document.getElementById(`macro-tab-${shown}`).focus();
+}
+
+export function renderMacros(set) {
+  macroSet = set && typeof set === "object" ? set : null;
+  render();
+}
+
+export function onMacroPageChange({ page }) {
+  if (!macroSet) return;
+  const followed = viewed === null || viewed === currentPage();
+  macroSet.current_page = Number(page);
+  if (followed) viewed = null; // a viewer who was on the device's page keeps following it
+  render();
+}
+
+export function onMacroExecuted(result) {
+  const key = `${result.page}:${result.index}`;
+  const button = running.get(key);
+  running.delete(key);
+  if (button) {
+    button.removeAttribute("aria-busy");
+    button.classList.remove("is-running");
+    button.classList.add(result.ok ? "ran-ok" : "ran-failed");
+    setTimeout(() => button.classList.remove("ran-ok", "ran-failed"), 1200);
+  }
+  const name = result.name || `Slot ${Number(result.index) + 1}`;
+  if (result.ok) announce(`${name} ran.`);
+  else if (button) showError(`${name} failed: ${result.error || "unknown error"}`);
+  else announce(`${name} failed: ${result.error || "unknown error"}`);
+}

@@ -1,0 +1,88 @@
+// The web controller's entry point: one Socket.IO connection to the daemon that served the page.
+// initial_state renders everything (again after every reconnect); the events of docs/api.md
+// section 3.2 update the parts.
+import { io } from "/assets/vendor/socket.io.esm.min.js";
+import { api, goToLogin } from "./net.js";
+import { showError, clearError } from "./dom.js";
+import { setupSliders, renderMixer, onSliderChange, onAssignmentChange, onMuteChange, onVolumeChange } from "./sliders.js";
+import { renderMacros, onMacroPageChange, onMacroExecuted } from "./macros.js";
+import { renderProfiles, onProfileChange } from "./profiles.js";
+import { renderSmarthome, onSmarthomeChange, onSmarthomeStatus } from "./smarthome.js";
+import { renderStream, onStreamChange, onStreamStatus } from "./stream.js";
+import { renderMusic, onMusicChange } from "./music.js";
+import { setDaemonState, renderStatus, onDeviceStatus, onAudioStatus } from "./status.js";
+
+function renderAll(state) {
+  if (!state || typeof state !== "object") return;
+  renderStatus(state);
+  renderMixer(state);
+  renderMacros(state.macros);
+  renderProfiles(state.profiles);
+  renderSmarthome(state.smarthome);
+  renderStream(state.stream);
+  renderMusic(state.music);
+}
+
+/** Runs an event handler so that one bad payload cannot stop the others. */
+function guarded(handler) {
+  return (payload) => {
+    try {
+      const result = handler(payload ?? {});
+      if (result && typeof result.catch === "function") result.catch((error) => showError(String(error.message || error)));
+    } catch (error) {
+      showError(`Could not show an update: ${error.message || error}`);
+    }
+  };
+}
+
+function connect() {
+  const socket = io({ withCredentials: true, reconnectionDelayMax: 5000 });
+  setDaemonState("connecting");
+  socket.on("connect", () => {
+    setDaemonState("connected");
+    clearError();
+  });
+  socket.on("disconnect", () => setDaemonState("reconnecting"));
+  socket.io.on("reconnect_attempt", () => setDaemonState("reconnecting"));
+  socket.on("connect_error", (error) => {
+    if (error && error.message === "Authentication required") {
+      goToLogin();
+      return;
+    }
+    setDaemonState("reconnecting");
+  });
+
+  socket.on("initial_state", guarded(renderAll));
+  socket.on("slider_change", guarded(onSliderChange));
+  socket.on("assignment_change", guarded(onAssignmentChange));
+  socket.on("mute_change", guarded(onMuteChange));
+  socket.on("volume_change", guarded(onVolumeChange));
+  socket.on("device_status", guarded(onDeviceStatus));
+  socket.on("audio_status", guarded(onAudioStatus));
+  socket.on("macro_executed", guarded(onMacroExecuted));
+  socket.on("macro_page_change", guarded(onMacroPageChange));
+  socket.on("macros_change", guarded(renderMacros));
+  socket.on("profile_change", guarded(onProfileChange));
+  socket.on("smarthome_change", guarded(onSmarthomeChange));
+  socket.on("smarthome_status", guarded(onSmarthomeStatus));
+  socket.on("stream_change", guarded(onStreamChange));
+  socket.on("stream_status", guarded(onStreamStatus));
+  socket.on("music_change", (state) => onMusicChange(state));
+  return socket;
+}
+
+async function setupLogout() {
+  const button = document.getElementById("logout");
+  const auth = await api("GET", "/api/auth/status", undefined, { quiet: true }).catch(() => null);
+  if (!auth || !auth.auth_enabled) return;
+  button.hidden = false;
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    await api("POST", "/api/auth/logout", undefined, { quiet: true }).catch(() => null);
+    goToLogin();
+  });
+}
+
+setupSliders();
+connect();
+setupLogout();
