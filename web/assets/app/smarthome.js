@@ -29,6 +29,7 @@ function update(entry, device) {
   entry.row.classList.toggle("is-on", on);
   if (entry.sync) {
     entry.sync.input.setAttribute("aria-label", `${nameOf(device)} brightness`);
+    entry.sync.input.disabled = entry.toggle.disabled;
     entry.sync.receive(on && Number.isInteger(device.brightness) ? device.brightness : 0);
   }
 }
