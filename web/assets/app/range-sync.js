@@ -36,13 +36,17 @@ export class RangeSync {
     this.gesture = false; // something was sent or received since the control was last idle
     this.sentThisGesture = new Set();
     this.settleUntil = 0;
+    // Another client's (or the device's) value arrived while a request was out: the HTTP answer
+    // and the socket event travel separately, so which came last is unknown.
+    this.foreignDuringFlight = false;
+    this.resent = false;
 
     input.addEventListener("input", () => this.#moved());
     input.addEventListener("pointerdown", () => { this.pointerHeld = true; });
     const release = () => {
       if (!this.pointerHeld) return;
       this.pointerHeld = false;
-      this.#moved();
+      this.#release();
     };
     // The pointer may be released outside the input: listen on the window.
     window.addEventListener("pointerup", release);
@@ -50,7 +54,7 @@ export class RangeSync {
     input.addEventListener("keydown", () => {
       this.keyHeldUntil = performance.now() + KEY_HOLD_MS;
       clearTimeout(this.keyTimer);
-      this.keyTimer = setTimeout(() => this.#idle(), KEY_HOLD_MS + 10);
+      this.keyTimer = setTimeout(() => this.#release(), KEY_HOLD_MS + 10);
     });
   }
 
@@ -66,7 +70,11 @@ export class RangeSync {
   receive(value) {
     const next = level(value);
     if (this.busy) {
-      this.known = next;
+      // Echoes of what this page sent say nothing new; anything else is the daemon's latest.
+      if (!this.sentThisGesture.has(next)) {
+        this.known = next;
+        if (this.inFlight) this.foreignDuringFlight = true;
+      }
       this.gesture = true;
       return;
     }
@@ -95,6 +103,15 @@ export class RangeSync {
     this.shown(value);
   }
 
+  /** The user let go: the final value goes out unless the daemon already has it (a tap that
+   *  moved nothing, or a drag whose last value was answered while the finger was still down). */
+  #release() {
+    // A request or frame still running ends in #idle by itself, with the latest value sent.
+    if (this.held || this.inFlight || this.frame !== 0) return;
+    if (level(this.input.value) !== this.known) this.#moved();
+    else this.#idle();
+  }
+
   #moved() {
     this.pending = level(this.input.value);
     this.gesture = true;
@@ -119,8 +136,16 @@ export class RangeSync {
       this.frame = requestAnimationFrame(() => this.#flush());
       return;
     }
+    const foreign = this.foreignDuringFlight;
+    this.foreignDuringFlight = false;
     // A failed request leaves `known` as it was, so the control goes back to the daemon's value.
-    if (answered !== null && answered !== undefined) this.known = level(answered);
+    if (answered !== null && answered !== undefined && !foreign) this.known = level(answered);
+    if (foreign && !this.held && !this.resent && level(this.input.value) !== this.known) {
+      // The user's final value wins: send it once more so that it is the last word.
+      this.resent = true;
+      this.#moved();
+      return;
+    }
     this.#idle();
   }
 
@@ -128,6 +153,7 @@ export class RangeSync {
   #idle() {
     if (this.busy || !this.gesture) return;
     this.gesture = false;
+    this.resent = false;
     const value = this.known;
     this.settleUntil = performance.now() + ECHO_SETTLE_MS;
     // The final value itself is never "stale": only values sent earlier in the gesture are.
