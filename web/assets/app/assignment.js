@@ -66,7 +66,7 @@ export async function openAssignmentEditor(index, slider, opener) {
   const cancel = h("button", { type: "button", class: "quiet-button" }, "Cancel");
   const save = h("button", { type: "submit", class: "primary-button" }, "Save");
   const form = h("form", { class: "dialog-form", method: "dialog", novalidate: true },
-    h("h2", { id: "assignment-title" }, `Slider ${index}: what it controls`),
+    h("h2", { id: "assignment-title" }, `What ${slider.label || `slider ${index}`} controls`),
     field("Label", label, "Shown on the device and here (at most 64 bytes)."),
     field("Controls", choice), namesField, enforceField, error,
     h("div", { class: "dialog-buttons" }, cancel, save));
@@ -98,7 +98,7 @@ export async function openAssignmentEditor(index, slider, opener) {
       save.disabled = false;
     }
     dialog.close();
-    announce(`Slider ${index} saved.`);
+    announce(`${body.label} saved.`);
   });
 
   dialog.replaceChildren(form);

@@ -131,6 +131,7 @@ function applyLabel(channel, index, slider) {
   const text = describeAssignment(slider.assignment);
   channel.assignment.textContent = text;
   channel.assignment.title = `${text}: change what ${label} controls`;
+  channel.assignment.setAttribute("aria-label", channel.assignment.title);
 }
 
 /** Renders the sliders, mutes and master volume of a State object. */
