@@ -120,7 +120,10 @@ function render() {
   if (focusedTab) document.getElementById(`macro-tab-${shown}`).focus();
 }
 
-export function renderMacros(set) {
+/** Shows a Macro page set. `fresh` (a whole new state, e.g. after a reconnect) forgets the
+ *  macros this page saw start: their outcome may have been sent while the link was down. */
+export function renderMacros(set, { fresh = false } = {}) {
+  if (fresh) running.clear();
   macroSet = set && typeof set === "object" ? set : null;
   render();
 }

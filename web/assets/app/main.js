@@ -16,7 +16,7 @@ function renderAll(state) {
   if (!state || typeof state !== "object") return;
   renderStatus(state);
   renderMixer(state);
-  renderMacros(state.macros);
+  renderMacros(state.macros, { fresh: true });
   renderProfiles(state.profiles);
   renderSmarthome(state.smarthome);
   renderStream(state.stream);
@@ -42,7 +42,12 @@ function connect() {
     setDaemonState("connected");
     clearError();
   });
-  socket.on("disconnect", () => setDaemonState("reconnecting"));
+  socket.on("disconnect", (reason) => {
+    setDaemonState("reconnecting");
+    // The client retries by itself after a lost transport, but not after the server ended the
+    // session (a daemon that stops cleanly may say goodbye first): retry then too.
+    if (reason === "io server disconnect") setTimeout(() => socket.connect(), 1000);
+  });
   socket.io.on("reconnect_attempt", () => setDaemonState("reconnecting"));
   socket.on("connect_error", (error) => {
     if (error && error.message === "Authentication required") {
@@ -61,12 +66,13 @@ function connect() {
   socket.on("audio_status", guarded(onAudioStatus));
   socket.on("macro_executed", guarded(onMacroExecuted));
   socket.on("macro_page_change", guarded(onMacroPageChange));
-  socket.on("macros_change", guarded(renderMacros));
+  socket.on("macros_change", guarded((set) => renderMacros(set)));
   socket.on("profile_change", guarded(onProfileChange));
   socket.on("smarthome_change", guarded(onSmarthomeChange));
   socket.on("smarthome_status", guarded(onSmarthomeStatus));
   socket.on("stream_change", guarded(onStreamChange));
   socket.on("stream_status", guarded(onStreamStatus));
+  // null is meaningful here (no player), so this one is not passed through guarded().
   socket.on("music_change", (state) => onMusicChange(state));
   return socket;
 }
