@@ -42,15 +42,23 @@ export class RangeSync {
     this.resent = false;
 
     input.addEventListener("input", () => this.#moved());
-    input.addEventListener("pointerdown", () => { this.pointerHeld = true; });
+    input.addEventListener("pointerdown", (event) => {
+      this.pointerHeld = true;
+      // Captured, the release is seen here even when the finger leaves the control first.
+      try {
+        input.setPointerCapture(event.pointerId);
+      } catch {
+        // The pointer is already gone (released before this ran): lostpointercapture follows.
+      }
+    });
     const release = () => {
       if (!this.pointerHeld) return;
       this.pointerHeld = false;
       this.#release();
     };
-    // The pointer may be released outside the input: listen on the window.
-    window.addEventListener("pointerup", release);
-    window.addEventListener("pointercancel", release);
+    input.addEventListener("pointerup", release);
+    input.addEventListener("pointercancel", release);
+    input.addEventListener("lostpointercapture", release);
     input.addEventListener("keydown", () => {
       this.keyHeldUntil = performance.now() + KEY_HOLD_MS;
       clearTimeout(this.keyTimer);
