@@ -20,11 +20,6 @@ export function h(tag, attributes = {}, ...children) {
   return element;
 }
 
-/** Text only a screen reader reads (visually hidden, still in the accessible name). */
-export function srOnly(text) {
-  return h("span", { class: "sr-only" }, text);
-}
-
 /** A plain "this is not available" paragraph for a capability that is absent. */
 export function absent(text, detail) {
   return h("div", { class: "absent" }, h("p", { class: "absent-title" }, text),

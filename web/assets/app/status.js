@@ -15,6 +15,8 @@ export function setDaemonState(state) {
   else if (state === "connecting") setLink("daemon-state", "Daemon connecting…", "pending");
   else setLink("daemon-state", "Daemon reconnecting…", "down");
   document.body.classList.toggle("is-offline", state !== "connected");
+  // Only the daemon knows the device link: without it the last state may be stale.
+  if (state !== "connected") setLink("device-state", "Device state unknown", "pending");
 }
 
 function renderDevice() {
