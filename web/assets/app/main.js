@@ -27,7 +27,8 @@ function renderAll(state) {
 function guarded(handler) {
   return (payload) => {
     try {
-      const result = handler(payload ?? {});
+      // null stays null: it means something (music_change: no player).
+      const result = handler(payload === undefined ? {} : payload);
       if (result && typeof result.catch === "function") result.catch((error) => showError(String(error.message || error)));
     } catch (error) {
       showError(`Could not show an update: ${error.message || error}`);
@@ -72,8 +73,7 @@ function connect() {
   socket.on("smarthome_status", guarded(onSmarthomeStatus));
   socket.on("stream_change", guarded(onStreamChange));
   socket.on("stream_status", guarded(onStreamStatus));
-  // null is meaningful here (no player), so this one is not passed through guarded().
-  socket.on("music_change", (state) => onMusicChange(state));
+  socket.on("music_change", guarded(onMusicChange));
   return socket;
 }
 

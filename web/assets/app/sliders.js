@@ -64,8 +64,11 @@ function buildChannel(index) {
   const output = h("output", { class: "strip-value", for: id, "aria-hidden": "true" }, "50");
   const input = h("input", {
     type: "range", id, class: "level", min: "0", max: "100", step: "1", value: "50",
-    "aria-orientation": "vertical", "aria-describedby": `${id}-assignment`,
+    "aria-orientation": "vertical", "aria-describedby": `${id}-controls`,
   });
+  // The slider's description (what it controls), read with its name and value; hidden, as the
+  // button below already shows the same words.
+  const controls = h("span", { hidden: true, id: `${id}-controls` }, "Not assigned");
   const assignment = h("button", {
     type: "button", class: "assignment", id: `${id}-assignment`,
     title: "Change what this slider controls",
@@ -74,9 +77,9 @@ function buildChannel(index) {
     type: "button", class: "mute", "aria-pressed": "false", "aria-label": `Mute Slider ${index + 1}`,
   }, muteIcon(), h("span", { class: "mute-text", "aria-hidden": "true" }, "Mute"));
   const strip = h("div", { class: "strip" }, name, output, h("div", { class: "level-well" }, input),
-    assignment, mute);
+    controls, assignment, mute);
 
-  const channel = { strip, input, output, name, assignment, mute, slider: null };
+  const channel = { strip, input, output, name, assignment, controls, mute, slider: null };
   channel.sync = new RangeSync(input, async (value) => {
     const answer = await tryApi("POST", `/api/sliders/${index + 1}`, { value });
     return answer ? answer.value : null;
@@ -104,7 +107,7 @@ function buildMaster() {
   const strip = h("div", { class: "strip master-strip" },
     h("label", { class: "strip-label", for: "master-volume" }, "Master"), output,
     h("div", { class: "level-well" }, input),
-    h("p", { class: "assignment static" }, "All output"), mute);
+    h("p", { class: "assignment static" }, "Default output"), mute);
   const sync = new RangeSync(input, async (value) => {
     const answer = await tryApi("POST", "/api/volume/master", { value });
     return answer ? answer.volume : null;
@@ -130,6 +133,7 @@ function applyLabel(channel, index, slider) {
   channel.mute.setAttribute("aria-label", `Mute ${label}`);
   const text = describeAssignment(slider.assignment);
   channel.assignment.textContent = text;
+  channel.controls.textContent = text;
   channel.assignment.title = `${text}: change what ${label} controls`;
   channel.assignment.setAttribute("aria-label", channel.assignment.title);
 }
