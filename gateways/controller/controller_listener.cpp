@@ -1,6 +1,7 @@
 #include "gateways/controller/controller_listener.hpp"
 
 #include "actors/auth/session_table.hpp"
+#include "actors/installed_files.hpp"
 #include "gateways/http/cors.hpp"
 #include "gateways/http/json_body.hpp"
 #include "protocol/auth.hpp"
@@ -10,7 +11,18 @@ namespace mixerd::controller {
 
 namespace {
 
-// With login on, every route but /api/auth/* needs a live session; the session table is the
+// A browser asking for a page without a session goes to the login form, which comes back to the
+// page after the login.
+http::response to_login_form() {
+  http::response res;
+  res.status = 302;
+  res.content_type.clear();
+  res.headers = {{"Location", "/login"}, {"Cache-Control", "no-store"}};
+  return res;
+}
+
+// With login on, every route but /api/auth/*, the login form and the page's assets needs a live
+// session; the session table is the
 // auth capability's published view, so the check costs no message.
 void login_gate(const std::shared_ptr<http::exchange>& held, const http::route* found,
                 const std::function<void(http::exchange&)>& next) {
@@ -21,7 +33,9 @@ void login_gate(const std::shared_ptr<http::exchange>& held, const http::route* 
   if (found && found->needs_credentials) {
     auto view = x.dir.view<auth_view>();
     if (view && !auth::check_session(*view, x.session_id).authenticated)
-      return x.respond(x.error(401, "Authentication required"));
+      return x.respond(found->handler == http::serve_files
+                           ? to_login_form()
+                           : x.error(401, "Authentication required"));
   }
   next(x);
 }
@@ -35,6 +49,7 @@ http::listener_policy listener_policy(bool tls) {
   p.errors = http::controller_error;
   p.tls = tls;
   p.gate = login_gate;
+  p.static_root = (installed_share_dir() / "web").string();
   // Every answer of this listener carries the CORS headers.
   p.decorate = [tls](const http::request& req, http::responder inner) -> http::responder {
     return [inner = std::move(inner), cors = http::cors_headers(req, tls)](http::response res) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "actors/installed_files.hpp"
 #include "actors/log.hpp"
 #include "plugins/bridge/bridge_internal.hpp"
 
@@ -90,12 +91,9 @@ void discover(self_ptr self) {
 
 std::string plugin_sdk_dir() {
   std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    auto installed = exe.parent_path().parent_path() / "share" / "mixerd" / "python";
-    if (std::filesystem::is_regular_file(installed / "mixerd" / "runner.py", ec))
-      return installed.string();
-  }
+  const auto installed = installed_share_dir() / "python";
+  if (std::filesystem::is_regular_file(installed / "mixerd" / "runner.py", ec))
+    return installed.string();
   return MIXERD_PLUGIN_SDK_SOURCE_DIR;
 }
 

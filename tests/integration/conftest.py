@@ -140,8 +140,9 @@ class FakeDevice:
 
 
 class Daemon:
-    def __init__(self, data_dir, args=(), env=None):
+    def __init__(self, data_dir, args=(), env=None, binary=None):
         self.data_dir = data_dir
+        self.binary = binary or MIXERD_BIN
         self.args = ["--data-dir", data_dir, "--bind", "127.0.0.1", "--controller-port", "0",
                      "--toast-port", "0", "--plants-port", "0", *args]
         inherited = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
@@ -156,7 +157,7 @@ class Daemon:
     def start(self, wait_ready=True):
         # errors="replace": mixerd logs unrecognised device lines byte for byte; invalid UTF-8
         # must not end the pump (a full pipe would then block the daemon's logging).
-        self.proc = subprocess.Popen([MIXERD_BIN, *self.args], stdin=subprocess.DEVNULL,
+        self.proc = subprocess.Popen([self.binary, *self.args], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      env=self.env, text=True, errors="replace")
         threading.Thread(target=self._pump, daemon=True).start()
@@ -302,8 +303,8 @@ def device(tmp_path):
 def daemon_factory(data_dir):
     started = []
 
-    def make(*args, env=None, wait_ready=True, data=None):
-        d = Daemon(data or data_dir, args, env)
+    def make(*args, env=None, wait_ready=True, data=None, binary=None):
+        d = Daemon(data or data_dir, args, env, binary)
         started.append(d)
         return d.start(wait_ready=wait_ready)
 

@@ -217,6 +217,12 @@ int run_daemon(const cli::options& opts) {
   const std::string bind = pick_string(opts.bind, settings, "bind_address", "0.0.0.0");
   auto toast_port = std::make_shared<std::uint16_t>(0);
   const auto controller_policy = controller::listener_policy(tls.enabled());
+  if (std::error_code ec;
+      std::filesystem::is_regular_file(controller_policy.static_root + "/index.html", ec))
+    log::info(component, "web controller from ", controller_policy.static_root);
+  else
+    log::warn(component, "no web controller at ", controller_policy.static_root,
+              ": GET / on the controller port answers 404");
   const auto notification_policy = toast_api::listener_policy({bind, tls.enabled(), toast_port});
   const auto plants_policy = plants_api::listener_policy();
   const planned_listener plan[] = {

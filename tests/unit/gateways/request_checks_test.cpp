@@ -68,3 +68,29 @@ TEST_CASE("HTTP/1.1 needs exactly one Host; HTTP/1.0 may have none") {
   CHECK_FALSE(mh::check_host_count(0, 10));
   CHECK(mh::check_host_count(2, 10)->status == 400);
 }
+
+TEST_CASE("Accept-Encoding: gzip when listed and not weighted zero") {
+  CHECK(mh::accepts_gzip("gzip"));
+  CHECK(mh::accepts_gzip("gzip, deflate, br"));
+  CHECK(mh::accepts_gzip("br;q=1.0, GZIP;q=0.5"));
+  CHECK(mh::accepts_gzip(" deflate ,x-gzip"));
+  CHECK(mh::accepts_gzip("gzip;q=0.001"));
+  CHECK_FALSE(mh::accepts_gzip(""));
+  CHECK_FALSE(mh::accepts_gzip("identity"));
+  CHECK_FALSE(mh::accepts_gzip("br, deflate"));
+  CHECK_FALSE(mh::accepts_gzip("gzip;q=0"));
+  CHECK_FALSE(mh::accepts_gzip("gzip; Q=0.000"));
+  CHECK_FALSE(mh::accepts_gzip("gzipped"));
+}
+
+TEST_CASE("If-None-Match: the tag, in a list, weak or any") {
+  const std::string_view tag = "\"10-abc\"";
+  CHECK(mh::etag_matches("\"10-abc\"", tag));
+  CHECK(mh::etag_matches("\"1-x\", \"10-abc\"", tag));
+  CHECK(mh::etag_matches("W/\"10-abc\"", tag));
+  CHECK(mh::etag_matches("*", tag));
+  CHECK_FALSE(mh::etag_matches("", tag));
+  CHECK_FALSE(mh::etag_matches("\"10-abd\"", tag));
+  CHECK_FALSE(mh::etag_matches("10-abc", tag));
+  CHECK_FALSE(mh::etag_matches("\"10-abc\"-gzip", tag));
+}

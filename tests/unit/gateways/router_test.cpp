@@ -28,12 +28,16 @@
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/files.hpp"
 #include "tests/unit/support/io_thread.hpp"
+#include "tests/unit/support/router_fixture.hpp"
 
 using json = nlohmann::json;
 namespace http = mixerd::http;
 using http::listener_kind;
 using http::match_pattern;
+using mixerd::test::body_of;
+using mixerd::test::header_of;
 using mixerd::test::receive_within;
+using mixerd::test::router_fixture;
 using namespace std::chrono_literals;
 
 // ---- Patterns ---------------------------------------------------------------------------------
@@ -176,6 +180,9 @@ const std::vector<documented_route>& documented_routes() {
       {listener_kind::controller, "GET", "/api/music", true},
       {listener_kind::controller, "GET", "/api/plugins", true},
       {listener_kind::controller, "POST", "/api/plugins/{id}", true},
+      {listener_kind::controller, "GET", "/", true},
+      {listener_kind::controller, "GET", "/login", false},
+      {listener_kind::controller, "GET", "/assets/{path}", false},
       {listener_kind::notification, "GET", "/api/toast/health", false},
       {listener_kind::notification, "POST", "/api/toast/send", true},
       {listener_kind::notification, "GET", "/api/toast/handlers", true},
@@ -306,7 +313,7 @@ TEST_CASE("no listener has a route that is not documented") {
       CHECK(documented);
     }
   }
-  CHECK(http::routes_of(listener_kind::controller).size() == 38);
+  CHECK(http::routes_of(listener_kind::controller).size() == 41);
   CHECK(http::routes_of(listener_kind::notification).size() == 7);
   CHECK(http::routes_of(listener_kind::plant_store).size() == 1);
 }
@@ -335,77 +342,6 @@ TEST_CASE(
 // ---- The router at work -------------------------------------------------------------------------
 
 namespace {
-
-// make_router over a directory of published views, with an actor system and the io actor on an
-// io thread, as the daemon wires it. Requests are handed to the router on the io thread; no
-// socket is involved.
-struct router_fixture {
-  mixerd::test::io_thread io;  // first: destroyed last
-  mixerd::test::actor_fixture actors;
-  mixerd::directory dir;
-  std::unique_ptr<http::io_actor> actor = std::make_unique<http::io_actor>(actors.sys, io.io);
-  std::optional<http::listener_policy> policy;
-  http::handler router;
-
-  router_fixture() = default;
-  router_fixture(const router_fixture&) = delete;
-  router_fixture& operator=(const router_fixture&) = delete;
-  // The io actor belongs to the io thread: it is stopped and destroyed there.
-  ~router_fixture() {
-    CHECK(io.run_here([this] {
-      router = nullptr;
-      actor.reset();
-    }));
-  }
-
-  void use(http::listener_policy p) {
-    policy = std::move(p);
-    router = http::make_router(dir, *actor, *policy);
-  }
-
-  // Hands a request to the router on the io thread; the answer arrives in the future.
-  std::future<http::response> send(std::string method, std::string target,
-                                   std::vector<std::pair<std::string, std::string>> headers = {},
-                                   std::string body = {}) {
-    http::request req;
-    req.method = std::move(method);
-    req.target = target;
-    auto q = target.find('?');
-    req.path = target.substr(0, q);
-    req.query = q == std::string::npos ? std::string() : target.substr(q + 1);
-    req.headers = std::move(headers);
-    req.body = std::move(body);
-    req.client_address = "192.0.2.7";
-    auto answer = std::make_shared<std::promise<http::response>>();
-    auto future = answer->get_future();
-    boost::asio::post(io.io, [this, req = std::move(req), answer]() mutable {
-      router(std::move(req), [answer](http::response res) { answer->set_value(std::move(res)); });
-    });
-    return future;
-  }
-
-  static http::response wait(std::future<http::response>& answer) {
-    REQUIRE_MESSAGE(answer.wait_for(5s) == std::future_status::ready, "no answer within 5 s");
-    return answer.get();
-  }
-
-  http::response call(std::string method, std::string target,
-                      std::vector<std::pair<std::string, std::string>> headers = {},
-                      std::string body = {}) {
-    auto answer = send(std::move(method), std::move(target), std::move(headers), std::move(body));
-    return wait(answer);
-  }
-};
-
-json body_of(const http::response& res) {
-  return json::parse(res.body);
-}
-
-std::string header_of(const http::response& res, std::string_view name) {
-  for (const auto& [n, v] : res.headers)
-    if (n == name) return v;
-  return {};
-}
 
 mixerd::mixer_snapshot sample_mix() {
   auto mix = mixerd::mixer_from_settings(
@@ -692,60 +628,4 @@ TEST_CASE_FIXTURE(router_fixture, "plant store: exact paths, DELETE only, the be
   auto unauthorized = call("DELETE", "/plants/1");
   CHECK(unauthorized.status == 401);
   CHECK(header_of(unauthorized, "WWW-Authenticate") == "Bearer");
-}
-
-// ---- Static files -------------------------------------------------------------------------------
-
-TEST_CASE_FIXTURE(router_fixture, "static files: a route's folder, never outside it") {
-  mixerd::test::temp_dir root;
-  std::filesystem::create_directories(root.file("web/sub"));
-  mixerd::test::write_file(root.file("web/index.html"), "<p>home</p>");
-  mixerd::test::write_file(root.file("web/app.js"), "let x = 1;");
-  mixerd::test::write_file(root.file("web/sub/index.html"), "<p>sub</p>");
-  mixerd::test::write_file(root.file("web/data.bin"), "01");
-  mixerd::test::write_file(root.file("secret.txt"), "secret");
-  auto p = mixerd::controller::listener_policy(false);
-  p.static_root = root.path();
-  const http::route r{"GET", "/{path*}", false, http::serve_files, "web"};
-
-  // What serve_files answers for the rest of the path `rest` (the {path*} parameter).
-  auto serve = [&](const std::string& rest) {
-    std::optional<http::response> out;
-    http::request req;
-    req.method = "GET";
-    req.path = "/" + rest;
-    http::exchange x{std::move(req),
-                     [&](http::response res) { out = std::move(res); },
-                     dir,
-                     *actor,
-                     p,
-                     {rest},
-                     {},
-                     {},
-                     &r};
-    http::serve_files(x);
-    REQUIRE(out.has_value());
-    return *out;
-  };
-
-  auto home = serve("");
-  CHECK(home.status == 200);
-  CHECK(home.body == "<p>home</p>");
-  CHECK(home.content_type == "text/html; charset=utf-8");
-  CHECK(header_of(home, "Cache-Control") == "no-cache");
-  CHECK(serve("index.html").body == "<p>home</p>");
-  auto js = serve("app.js");
-  CHECK(js.body == "let x = 1;");
-  CHECK(js.content_type == "text/javascript; charset=utf-8");
-  CHECK(serve("data.bin").content_type == "application/octet-stream");
-  CHECK(serve("sub/").body == "<p>sub</p>");
-  for (const std::string& rest :
-       {std::string("sub"), std::string("missing.css"), std::string("../secret.txt"),
-        std::string("sub/../../secret.txt"), std::string(".."), std::string("sub/.."),
-        std::string("..\\secret.txt"), std::string("app.js\0", 7), std::string("app.js/")}) {
-    CAPTURE(rest);
-    auto res = serve(rest);
-    CHECK(res.status == 404);
-    CHECK(body_of(res) == json{{"error", "Not found: /" + rest}});
-  }
 }
