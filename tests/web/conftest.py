@@ -104,8 +104,12 @@ def open_live(browser, daemon, width=1280, height=800, touch=False, path="/"):
     return opened
 
 
-def wait_live(browser, daemon, timeout=5.0):
+def wait_live(browser, daemon, timeout=5.0, headers=None):
+    """Waits until the page shows both links up and the sliders' values as the API reports them
+    (`headers`: a session cookie when login is on)."""
     browser.wait(element_id("daemon-state"), "text", regex=r"^\s*daemon connected", timeout=timeout)
     browser.wait(element_id("device-state"), "text", regex=r"^\s*device connected", timeout=timeout)
-    for slider in harness.get_json(daemon, "/api/sliders")["sliders"]:
+    status, body, _ = harness.http("GET", daemon.url("/api/sliders"), headers=headers)
+    assert status == 200, (status, body)
+    for slider in body["sliders"]:
         browser.wait(role("slider", slider["label"]), "value", equals=str(slider["value"]), timeout=timeout)
