@@ -56,7 +56,7 @@ class Browser:
             try:
                 answer = self._answers.get(timeout=answer_within)
             except queue.Empty:
-                raise DriverError(f"the browser driver did not answer {cmd} within {answer_within} s") from None
+                raise DriverError(f"the driver did not answer {cmd} within {answer_within} s") from None
             if answer is None:
                 raise DriverError("the browser driver exited:\n" + "\n".join(self.stderr))
             if answer["id"] != ident:

@@ -7,7 +7,7 @@ import urllib.request
 import pytest
 
 from browser import role
-from conftest import LABELS, REPO, SCREENSHOTS, harness, open_live
+from conftest import LABELS, REPO, SCREENSHOTS, open_live
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 # The web/ folder whose committed files are checked: this checkout's unless told otherwise.

@@ -131,7 +131,8 @@ async function waitFor({ target, prop, timeout = 5000, ...want }) {
     if (Date.now() - start > timeout) {
       throw new Error(
         `timed out after ${timeout} ms waiting for ${JSON.stringify(target)} ${prop} ` +
-          `${JSON.stringify(want)}; last value ${JSON.stringify(last)}` + (lastError ? `; last error ${lastError}` : ""),
+          `${JSON.stringify(want)}; last value ${JSON.stringify(last)}` +
+          (lastError ? `; last error ${lastError}` : ""),
       );
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
