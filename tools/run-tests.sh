@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, runs the plugin SDK's unit tests (pytest), builds the Release and the
 # ASan+UBSan builds, and runs every test in both: unit tests (CTest), integration tests (pytest
-# against the real mixerd, a real pty and loopback HTTP) and the short fault tests; then replays
-# every fuzz corpus (clang, ASan+UBSan).
+# against the real mixerd, a real pty and loopback HTTP) and the short fault tests; the web
+# controller's browser tests (headless Chromium) against the release build; then replays every
+# fuzz corpus (clang, ASan+UBSan).
 # Ends with one summary line; exits non-zero if anything failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,6 +38,20 @@ for kind in release asan; do
   echo "== $kind: fault tests (short scale)"
   MIXERD_BIN="$root/build/$kind/tools/mixerd" MIXERD_FAULT_SCALE=short /usr/bin/python3 -m pytest \
     -q -s -p no:cacheprovider --junitxml="$results/$kind-faults.xml" "$root/tests/faults" || status=1
+  # The web controller in headless Chromium, once, against the release build: the page's locked
+  # socket.io-client (the committed copy is checked against it) and the browser driver.
+  if [ "$kind" = release ]; then
+    echo "== release: web controller tests (Chromium)"
+    if (cd "$root/web" && npm ci --no-audit --no-fund --loglevel=error) &&
+      (cd "$root/tests/web/driver" && npm ci --no-audit --no-fund --loglevel=error); then
+      MIXERD_BIN="$root/build/release/tools/mixerd" /usr/bin/python3 -m pytest -q -s -p no:cacheprovider \
+        --junitxml="$results/release-web.xml" "$root/tests/web" || status=1
+    else
+      echo "FAILED: npm ci for the web tests" >&2
+      echo web-npm >"$results/release-web-build-failed"  # counted by tools/test-summary.py
+      status=1
+    fi
+  fi
 done
 # Every fuzz target once over its corpus, built with clang under ASan+UBSan.
 echo "== fuzz: build and replay the corpora"

@@ -1,0 +1,138 @@
+"""The Python end of driver/browser.mjs: one Node process driving one headless Chromium.
+
+Every call sends one JSON line and waits (with a timeout) for its answer. Controls are named
+the way the page names them for assistive technology: `role("slider", "System")`,
+`role("button", "Mute System")`, or `element_id("daemon-state")`.
+"""
+import itertools
+import json
+import os
+import queue
+import subprocess
+import threading
+
+DRIVER_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "driver")
+
+
+def role(role_name, name):
+    return {"role": role_name, "name": name}
+
+
+def element_id(ident):
+    return {"id": ident}
+
+
+class DriverError(AssertionError):
+    pass
+
+
+class Browser:
+    def __init__(self):
+        if not os.path.isdir(os.path.join(DRIVER_DIR, "node_modules", "playwright-core")):
+            raise DriverError(f"playwright-core is not installed: run `npm ci` in {DRIVER_DIR}")
+        self._ids = itertools.count(1)
+        self._answers = queue.Queue()
+        self.stderr = []
+        self.proc = subprocess.Popen(["node", os.path.join(DRIVER_DIR, "browser.mjs")],
+                                     cwd=DRIVER_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        threading.Thread(target=self._pump_out, daemon=True).start()
+        threading.Thread(target=self._pump_err, daemon=True).start()
+
+    def _pump_out(self):
+        for line in self.proc.stdout:
+            self._answers.put(json.loads(line))
+        self._answers.put(None)
+
+    def _pump_err(self):
+        for line in self.proc.stderr:
+            self.stderr.append(line.rstrip("\n"))
+
+    def call(self, cmd, answer_within=30.0, **args):
+        ident = next(self._ids)
+        self.proc.stdin.write(json.dumps({"id": ident, "cmd": cmd, **args}) + "\n")
+        self.proc.stdin.flush()
+        while True:
+            try:
+                answer = self._answers.get(timeout=answer_within)
+            except queue.Empty:
+                raise DriverError(f"the driver did not answer {cmd} within {answer_within} s") from None
+            if answer is None:
+                raise DriverError("the browser driver exited:\n" + "\n".join(self.stderr))
+            if answer["id"] != ident:
+                continue  # the answer of an earlier call that timed out
+            if not answer["ok"]:
+                raise DriverError(f"{cmd}: {answer['error']}")
+            return answer["result"]
+
+    # The commands, with their arguments spelled out.
+    def open(self, url, width=1280, height=800, touch=False):
+        """A fresh browser context (no cookies) with one page at `url`; forgets the old log."""
+        return self.call("open", url=url, width=width, height=height, touch=touch)
+
+    def goto(self, url):
+        return self.call("goto", url=url)
+
+    def url(self):
+        return self.call("url")["url"]
+
+    def wait_for_path(self, path, timeout=5.0):
+        return self.call("waitForUrl", answer_within=timeout + 10, path=path, timeout=int(timeout * 1000))
+
+    def click(self, target):
+        self.call("click", target=target)
+
+    def fill(self, target, value):
+        self.call("fill", target=target, value=value)
+
+    def check(self, target):
+        self.call("check", target=target)
+
+    def count(self, target):
+        return self.call("count", target=target)
+
+    def read(self, target, prop="value"):
+        return self.call("read", target=target, prop=prop)
+
+    def wait(self, target, prop="value", timeout=5.0, **want):
+        """Waits until `prop` of `target` matches (equals=, contains=, notEquals=); returns
+        {"value", "elapsedMs"} (elapsedMs: measured in the driver, from the call's arrival)."""
+        return self.call("wait", answer_within=timeout + 10, target=target, prop=prop,
+                         timeout=int(timeout * 1000), **want)
+
+    def drag(self, target, start, end, steps=40):
+        """A real pointer drag along the range from fraction `start` to `end` (0 = min end)."""
+        return self.call("drag", target=target, **{"from": start, "to": end}, steps=steps)
+
+    def input_burst(self, target, values):
+        """Sets the range to each of `values` with an input event, all within one task."""
+        return self.call("inputBurst", target=target, values=list(values))
+
+    def wait_frames(self, n):
+        """Returns after the page has drawn n animation frames."""
+        return self.call("waitFrames", n=n)
+
+    def boxes(self, role_name):
+        """[{"name", "box": {x, y, width, height}}] of every visible element with that role."""
+        return self.call("boxes", role=role_name)
+
+    def layout(self):
+        return self.call("layout")
+
+    def screenshot(self, path, full_page=False):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        self.call("screenshot", path=path, fullPage=full_page)
+
+    def log(self, since=0):
+        return self.call("log", since=since)
+
+    def close_page(self):
+        self.call("close")
+
+    def quit(self):
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
