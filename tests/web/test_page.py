@@ -37,8 +37,14 @@ def test_the_page_loads_without_errors_and_asks_only_loopback(browser, web):
 
 @pytest.mark.parametrize("name,width,height,touch", [("phone", 390, 844, True),
                                                      ("desktop", 1280, 800, False)])
-def test_no_sideways_scrolling_and_a_screenshot(browser, web, name, width, height, touch):
+def test_no_sideways_scrolling_and_a_screenshot(browser, web, device, name, width, height, touch):
     open_live(browser, web, width=width, height=height, touch=touch)
+    # A mixer in use: the device's sliders at different places, one channel muted.
+    for index, value in enumerate((72, 45, 30, 88)):
+        device.send(f"SLIDER,{index},{value}")
+        browser.wait(role("slider", LABELS[index]), "value", equals=str(value))
+    device.send("MUTE,2,PRESS")
+    browser.wait(role("button", "Mute Chat"), "attr:aria-pressed", equals="true")
     layout = browser.layout()
     assert layout["scrollWidth"] <= layout["clientWidth"], layout
     for label in LABELS:
