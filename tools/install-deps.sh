@@ -12,6 +12,9 @@ build_packages=(build-essential cmake pkg-config ccache
 build_packages+=(libx11-dev libxtst-dev)
 # The music capability follows MPRIS players on the session D-Bus through sd-bus.
 build_packages+=(libsystemd-dev)
+# MQTT (libmosquitto) for Home Assistant discovery; mDNS through the Avahi daemon's client
+# library. The .deb is made by CPack, whose dpkg-shlibdeps (dpkg-dev) finds its dependencies.
+build_packages+=(libmosquitto-dev libavahi-client-dev dpkg-dev)
 # The integration tests drive the Socket.IO server with Debian's python-socketio (requests for
 # polling, websocket-client for websocket) and with socket.io-client from npm (node). The audio
 # tests run a real PulseAudio daemon and check it with pactl (pulseaudio-utils).
@@ -32,6 +35,10 @@ test_packages+=(obs-studio xauth libgl1-mesa-dri mpv mpv-mpris dbus-daemon sox p
   python3-websockets)
 # The web controller's tests drive Debian's Chromium headless through npm's playwright-core.
 test_packages+=(chromium fonts-dejavu-core)
+# Pi and home: a real mosquitto broker with its clients, a private Avahi daemon with avahi-browse,
+# lintian for the .deb, and prometheus_client's parser for GET /metrics.
+test_packages+=(mosquitto mosquitto-clients avahi-daemon avahi-utils lintian fakeroot
+  python3-prometheus-client)
 # The benchmark driver (tools/bench/run.sh) adds wrk for HTTP throughput; its clients and its Node
 # peer (tools/bench/node_peer, socket.io from npm) run on the test packages' nodejs and npm.
 bench_packages=(wrk)
