@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -28,6 +29,7 @@
 #include "protocol/settings_schema.hpp"
 #include "tools/mixer-sim/simulated_device.hpp"
 #include "tools/mixerd/open_files.hpp"
+#include "tools/mixerd/service_manager.hpp"
 
 namespace mixerd {
 
@@ -210,6 +212,13 @@ int run_daemon(const cli::options& opts) {
   spawn_actors(sys, {&io, serial, paths, settings}, actors);
   // Route handlers run on the io thread and ask actors through this one.
   http::io_actor io_actor(sys, io);
+  // systemd's notify protocol (nothing without NOTIFY_SOCKET); its watchdog probes every
+  // capability's actor. Declared after io_actor, which carries its probes: destroyed before it.
+  std::vector<caf::actor> probed;
+  for (const auto& phase : actors.phases)
+    probed.insert(probed.end(), phase.begin(), phase.end());
+  service_manager service(io, io_actor, std::move(probed));
+  test_wedge wedge(io, sys);
   // Declared after `io`: destroyed before it, and its answers are posted there.
   socketio::service socket_io(sys, io, actors.dir,
                               socketio::options_from_settings(settings, tls.enabled()));
@@ -242,6 +251,7 @@ int run_daemon(const cli::options& opts) {
                                        plants_policy.errors};
   const auto hosts = host_check_of(actors.dir, io_actor);
   std::vector<std::unique_ptr<http::listener>> listeners;
+  std::string listening;  // systemd's STATUS= line
   int exit_code = 0;
   for (std::size_t i = 0; i < std::size(plan); ++i) {
     const auto& p = plan[i];
@@ -274,6 +284,8 @@ int run_daemon(const cli::options& opts) {
     }
     log::info("http", p.name, " listening on ", bind, ":", l->port(), " (",
               p.tls ? "https" : "http", "://", url_host(bind), ":", l->port(), "/)");
+    listening += std::string(listening.empty() ? "" : ", ") + p.name + " on " + bind + ":" +
+                 std::to_string(l->port());
     listeners.push_back(std::move(l));
   }
   if (listeners.size() > 1) *toast_port = listeners[1]->port();
@@ -291,11 +303,14 @@ int run_daemon(const cli::options& opts) {
     stop_signals.async_wait([&](const boost::system::error_code& ec, int signo) {
       if (ec) return;
       log::info(component, "signal ", signo, ": stopping");
+      service.stopping();
       io.stop();
     });
     log::info(component, "ready");
+    boost::asio::post(io, [&] { service.ready("listening: " + listening); });
     io.run();
   }
+  wedge.release();
   for (auto& l : listeners)
     l->stop();
   reload_signal.cancel();
