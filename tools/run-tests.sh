@@ -2,8 +2,8 @@
 # Installs what is missing, runs the plugin SDK's unit tests (pytest), builds the Release and the
 # ASan+UBSan builds, and runs every test in both: unit tests (CTest), integration tests (pytest
 # against the real mixerd, a real pty and loopback HTTP) and the short fault tests; the web
-# controller's browser tests (headless Chromium) against the release build; then replays every
-# fuzz corpus (clang, ASan+UBSan).
+# controller's browser tests (headless Chromium) and the .deb's tests against the release build;
+# then replays every fuzz corpus (clang, ASan+UBSan).
 # Ends with one summary line; exits non-zero if anything failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,6 +51,11 @@ for kind in release asan; do
       echo web-npm >"$results/release-web-build-failed"  # counted by tools/test-summary.py
       status=1
     fi
+    # The .deb (tools/package.sh, CPack over this release build): contents, unit, lintian, and
+    # its mixerd run from a throwaway root.
+    echo "== release: package tests (.deb)"
+    /usr/bin/python3 -m pytest -q -s -p no:cacheprovider --junitxml="$results/release-package.xml" \
+      "$root/tests/package" || status=1
   fi
 done
 # Every fuzz target once over its corpus, built with clang under ASan+UBSan.
