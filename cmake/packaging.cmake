@@ -22,6 +22,8 @@ install(FILES ${CMAKE_SOURCE_DIR}/conf/99-mixerd.rules DESTINATION ${MIXERD_UDEV
 install(FILES ${CMAKE_SOURCE_DIR}/conf/settings.example.json
         DESTINATION share/doc/mixerd/examples)
 install(FILES ${CMAKE_SOURCE_DIR}/packaging/copyright DESTINATION share/doc/mixerd)
+# Names the mixer's USB id for software centres (and for lintian, since the udev rule grants it).
+install(FILES ${CMAKE_SOURCE_DIR}/packaging/io.github.mixerd.metainfo.xml DESTINATION share/metainfo)
 
 # Man pages and the changelog are installed gzipped (-9n: the same bytes on every build, as
 # Debian policy asks), like the web controller's files in cmake/stage_web.cmake.

@@ -30,6 +30,7 @@ EXPECTED_FILES = [
     "usr/share/doc/mixerd/examples/settings.example.json",
     "usr/share/man/man1/mixerd.1.gz",
     "usr/share/man/man1/mixer-sim.1.gz",
+    "usr/share/metainfo/io.github.mixerd.metainfo.xml",
 ]
 
 
