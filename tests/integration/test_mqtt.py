@@ -437,3 +437,27 @@ def test_bad_settings_exit_2_naming_the_key(tmp_path, value, key):
     assert r.returncode == 2
     assert key in r.stderr
     assert "secret-pw" not in r.stderr
+
+
+def test_a_broker_that_never_answers_holds_up_nothing(daemon_factory, tmp_path):
+    """A listener that accepts the connection and then reads and says nothing: the daemon serves
+    and stops as usual."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    accepted = []
+    threading.Thread(target=lambda: accepted.append(silent.accept()), daemon=True).start()
+    try:
+        data = str(tmp_path / "data")
+        write_settings(data, {"mqtt": {"url": f"mqtt://127.0.0.1:{silent.getsockname()[1]}",
+                                       "node_id": "silent"}})
+        daemon = daemon_factory("--serial", "none", data=data)
+        wait_until(lambda: accepted, what="the connection to the silent broker")
+        assert http("GET", daemon.url("/api/sliders"))[0] == 200
+        started = time.monotonic()
+        assert daemon.stop() == 0
+        assert time.monotonic() - started < 5
+    finally:
+        silent.close()
+        for conn, _ in accepted:
+            conn.close()
