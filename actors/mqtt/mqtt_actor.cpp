@@ -52,7 +52,8 @@ std::vector<std::string> profile_names(self_ptr self) {
 }
 
 std::string current_profile(self_ptr self) {
-  auto view = self->state.wiring.profiles_state ? self->state.wiring.profiles_state->load() : nullptr;
+  auto view =
+      self->state.wiring.profiles_state ? self->state.wiring.profiles_state->load() : nullptr;
   return view ? view->current : std::string();
 }
 
