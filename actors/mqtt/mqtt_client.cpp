@@ -8,6 +8,7 @@
 #include <caf/all.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -33,8 +34,12 @@ constexpr auto last_message_wait = 1000ms;
 constexpr auto thread_end_wait = 1000ms;
 // QoS 1 messages in flight at once (libmosquitto queues the rest, within max_unacked).
 constexpr int max_inflight = 32;
-// The system CA store (Debian's update-ca-certificates), for mqtts://.
-constexpr const char* ca_path = "/etc/ssl/certs";
+// The system CA store for mqtts://, where OpenSSL's own clients look: $SSL_CERT_DIR, else
+// Debian's hashed folder (update-ca-certificates).
+const char* ca_path() {
+  const char* dir = std::getenv("SSL_CERT_DIR");
+  return dir != nullptr && *dir != '\0' ? dir : "/etc/ssl/certs";
+}
 
 std::once_flag library_ready;
 
@@ -183,7 +188,7 @@ std::unique_ptr<mqtt_client> mqtt_client::start(mqtt_client_options options, std
                                     o.password.empty() ? nullptr : o.password.c_str()),
           "user name");
   if (o.tls) {
-    check(mosquitto_tls_set(s->mosq, nullptr, ca_path, nullptr, nullptr, nullptr), "TLS");
+    check(mosquitto_tls_set(s->mosq, nullptr, ca_path(), nullptr, nullptr, nullptr), "TLS");
     check(mosquitto_tls_opts_set(s->mosq, 1, nullptr, nullptr), "TLS options");
     check(mosquitto_tls_insecure_set(s->mosq, false), "TLS host name check");
   }

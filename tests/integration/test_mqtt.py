@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from conftest import MIXERD_BIN, FakeDevice, get_json, http, macro_set, wait_until, write_settings
+from conftest import (MIXERD_BIN, FakeDevice, get_json, http, macro_set, make_cert_pair, wait_until,
+                      write_settings)
 
 BROKER = "/usr/sbin/mosquitto"
 FIXED = ["number/{n}/slider_1", "number/{n}/slider_2", "number/{n}/slider_3", "number/{n}/slider_4",
@@ -33,12 +34,16 @@ def free_port():
 
 
 class Broker:
-    def __init__(self, folder, port=None):
+    def __init__(self, folder, port=None, cert=None):
         self.port = port or free_port()
         self.conf = os.path.join(folder, f"mosquitto-{self.port}.conf")
         with open(self.conf, "w") as f:
             f.write(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
                     "log_dest stdout\n")
+            if os.geteuid() == 0:  # else it becomes user mosquitto, which cannot read tmp_path
+                f.write("user root\n")
+            if cert:  # (certificate, key): a TLS listener
+                f.write(f"certfile {cert[0]}\nkeyfile {cert[1]}\n")
         self.log = os.path.join(folder, f"mosquitto-{self.port}.log")
         self.proc = None
 
@@ -461,3 +466,47 @@ def test_a_broker_that_never_answers_holds_up_nothing(daemon_factory, tmp_path):
         silent.close()
         for conn, _ in accepted:
             conn.close()
+
+
+@pytest.fixture
+def tls_broker(tmp_path):
+    """A broker with a TLS listener whose certificate (CN localhost) is its own CA; the folder
+    holding that CA, hashed for OpenSSL."""
+    crt, key = make_cert_pair(str(tmp_path / "certs"), "broker")
+    ca_dir = tmp_path / "ca"
+    ca_dir.mkdir()
+    subprocess.run(["cp", crt, str(ca_dir)], check=True)
+    subprocess.run(["openssl", "rehash", str(ca_dir)], check=True, capture_output=True)
+    b = Broker(str(tmp_path), cert=(crt, key)).start()
+    yield b, str(ca_dir)
+    b.stop()
+
+
+def tls_subscriber_sees_online(broker, ca_dir, node_id):
+    r = subprocess.run(["mosquitto_sub", "-h", "localhost", "-p", str(broker.port), "--capath",
+                        ca_dir, "-t", f"mixerd/{node_id}/availability", "-C", "1", "-W", "10"],
+                       capture_output=True, text=True, timeout=15)
+    return r.stdout.strip()
+
+
+def test_mqtts_checks_the_broker_certificate_against_the_ca_store(daemon_factory, tls_broker,
+                                                                   tmp_path):
+    broker, ca_dir = tls_broker
+    data = str(tmp_path / "data")
+    write_settings(data, {"mqtt": {"url": f"mqtts://localhost:{broker.port}", "node_id": "tls"}})
+    # With the broker's CA in the store ($SSL_CERT_DIR, as for OpenSSL's own clients): connected.
+    daemon = daemon_factory("--serial", "none", data=data, env={"SSL_CERT_DIR": ca_dir})
+    daemon.wait_log("mqtt: connected to mqtts://localhost")
+    assert tls_subscriber_sees_online(broker, ca_dir, "tls") == "online"
+    daemon.stop()
+
+    # Without it: the certificate is refused and nothing is published.
+    empty = tmp_path / "empty-ca"
+    empty.mkdir()
+    data2 = str(tmp_path / "data2")
+    write_settings(data2, {"mqtt": {"url": f"mqtts://localhost:{broker.port}", "node_id": "untrusted"}})
+    daemon = daemon_factory("--serial", "none", data=data2, env={"SSL_CERT_DIR": str(empty)})
+    line = daemon.wait_log("mqtt: broker at mqtts://localhost")
+    assert "not available: A TLS error occurred" in line, line
+    assert not any("mqtt: connected" in line for line in daemon.log)
+    assert http("GET", daemon.url("/api/sliders"))[0] == 200
