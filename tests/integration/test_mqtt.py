@@ -510,3 +510,19 @@ def test_mqtts_checks_the_broker_certificate_against_the_ca_store(daemon_factory
     assert "not available: A TLS error occurred" in line, line
     assert not any("mqtt: connected" in line for line in daemon.log)
     assert http("GET", daemon.url("/api/sliders"))[0] == 200
+
+
+def test_a_flood_from_the_broker_is_bounded(node, broker, subscriber):
+    """5000 `online` births at once: each would ask for the whole discovery again. The received
+    messages and the publications waiting for the broker are capped; the daemon keeps serving,
+    and a command afterwards still acts."""
+    daemon = node()
+    subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(broker.port), "-t",
+                    "homeassistant/status", "-l"], input="online\n" * 5000, text=True, check=True,
+                   timeout=30)
+    assert http("GET", daemon.url("/api/sliders"))[0] == 200
+    daemon.wait_log("mqtt: dropped ")
+    mark = len(subscriber.messages)
+    broker.publish("mixerd/desk/slider/1/set", "9")
+    subscriber.wait("mixerd/desk/slider/1/state", "9", after=mark, timeout=15)
+    assert get_json(daemon, "/api/sliders")["sliders"][0]["value"] == 9
