@@ -282,6 +282,8 @@ def test_device_input_reaches_the_retained_states(node, broker, subscriber, devi
     assert broker.retained("mixerd/desk/slider/3/state", 1) == {"mixerd/desk/slider/3/state": "35"}
     device.send("MUTE,MASTER,PRESS")
     subscriber.wait("mixerd/desk/mute/master/state", "ON", after=mark)
+    device.unplug()
+    subscriber.wait("mixerd/desk/device/state", "OFF", after=mark)
 
 
 def test_mute_commands_name_the_state_they_want(node, broker, subscriber, device):
@@ -305,7 +307,7 @@ def test_mute_commands_name_the_state_they_want(node, broker, subscriber, device
 
 
 def test_macro_buttons_follow_the_page_and_run_the_macro(node, broker, subscriber, device):
-    node("desk", {"macros": MACROS})
+    daemon = node("desk", {"macros": MACROS})
     mark = len(subscriber.messages)
     broker.publish("mixerd/desk/macro/0/press", "PRESS")
     device.expect("MUTE,0,1")  # the Mic macro mutes slider 1
@@ -319,6 +321,13 @@ def test_macro_buttons_follow_the_page_and_run_the_macro(node, broker, subscribe
     subscriber.wait("homeassistant/button/desk/macro_4/config", "", after=mark)
     configs = broker.retained("homeassistant/button/desk/+/config", 1)
     assert list(configs) == ["homeassistant/button/desk/macro_2/config"]
+
+    # An edit through the API of a slot of the page shown: its button appears.
+    mark = len(subscriber.messages)
+    assert http("PUT", daemon.url("/api/macros/1/7"),
+                {"type": "mute", "name": "Late", "icon": "", "target": 3})[0] == 200
+    at = subscriber.wait("homeassistant/button/desk/macro_7/config", after=mark)
+    assert json.loads(subscriber.messages[at][1])["name"] == "Late"
 
 
 def test_profiles_select_lists_and_loads_profiles(node, broker, subscriber, device):
