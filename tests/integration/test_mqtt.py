@@ -102,13 +102,17 @@ class Subscriber:
         # Subscribed once its own probe comes back.
         probe = f"probe/{id(self)}"
         deadline = time.monotonic() + 5
-        while not any(t == probe for t, _ in self.messages):
-            assert time.monotonic() < deadline, "mosquitto_sub never subscribed"
-            broker.publish(probe, "x")
-            try:
-                self._new.get(timeout=0.2)
-            except queue.Empty:
-                pass
+        try:
+            while not any(t == probe for t, _ in self.messages):
+                assert time.monotonic() < deadline, "mosquitto_sub never subscribed"
+                broker.publish(probe, "x")
+                try:
+                    self._new.get(timeout=0.2)
+                except queue.Empty:
+                    pass
+        except BaseException:
+            self.close()
+            raise
 
     def _read(self):
         for line in self.proc.stdout:
@@ -420,8 +424,10 @@ def test_a_broker_that_comes_late_is_connected_to(daemon_factory, tmp_path):
     late.start()
     try:
         sub = Subscriber(late, "mixerd/late/availability")
-        sub.wait("mixerd/late/availability", "online", timeout=10)
-        sub.close()
+        try:
+            sub.wait("mixerd/late/availability", "online", timeout=10)
+        finally:
+            sub.close()
     finally:
         late.stop()
 
