@@ -9,6 +9,7 @@
 #include "actors/log.hpp"
 #include "actors/macros/macro_actor.hpp"
 #include "actors/mixer/mixer_actor.hpp"
+#include "actors/mqtt/mqtt_actor.hpp"
 #include "actors/music/music_actor.hpp"
 #include "actors/network/network_actor.hpp"
 #include "actors/plants/plant_store_actor.hpp"
@@ -218,6 +219,25 @@ const capability_row capability_table[] = {
      [](const directory& dir, nlohmann::json& state) {
        if (auto view = dir.view<profiles_view>()) state["profiles"] = profiles::list_to_json(*view);
      }},
+    // MQTT (Home Assistant discovery, states and commands). Detached: a clean stop waits, within
+    // a bound, for the broker to acknowledge `offline`. Its broker connection runs on a thread of
+    // its own, so an absent or slow broker holds up nothing. After profiles: its commands load
+    // profiles. A consumer: it mirrors the producers' last changes before it goes offline.
+    {"mqtt",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       mqtt_wiring wiring{
+           dir.get<settings_actor>(),   dir.get<mixer_actor>(),      dir.get<macros_actor>(),
+           dir.get<profiles_actor>(),   dir.source<mixer_view>(),    dir.source<macro_view>(),
+           dir.source<profiles_view>(), dir.source<device_status>(), read_host_name()};
+       std::string key;
+       std::string error;
+       // Validated at start-up (settings_schema): a bad value never gets here.
+       auto config =
+           mqtt::settings_from(o.settings, wiring.host_name, key, error).value_or(mqtt::settings{});
+       return registered<mqtt_actor>(
+           dir, sys.spawn<caf::detached>(mqtt_behavior, std::move(wiring), std::move(config)));
+     },
+     consumers, mqtt_topics, nullptr},
     // The plugin host, last: its hooks read every view above, and its plugins' calls reach the
     // device, macros, toasts and settings. A consumer: at stop its plugins get on_unload (2 s
     // grace) while the producers are gone already.

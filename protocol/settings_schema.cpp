@@ -10,6 +10,7 @@
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/macros.hpp"
+#include "protocol/mqtt.hpp"
 #include "protocol/network.hpp"
 #include "protocol/smarthome.hpp"
 #include "protocol/stream.hpp"
@@ -184,6 +185,15 @@ std::optional<problem> check_stream(const json& s) {
   return problem{key, error};
 }
 
+// MQTT: {"url": mqtt:// or mqtts://, "username", "password", "node_id", "discovery_prefix"}
+// (protocol/mqtt.hpp). The host name only gives a default node_id: any will do here.
+std::optional<problem> check_mqtt(const json& s) {
+  std::string key;
+  std::string error;
+  if (mqtt::settings_from(s, "", key, error)) return std::nullopt;
+  return problem{key, error};
+}
+
 std::optional<problem> check_log_level(const json& s) {
   auto it = s.find("log_level");
   if (it == s.end()) return std::nullopt;
@@ -244,6 +254,7 @@ std::optional<problem> validate(const nlohmann::json& s) {
     if (c) return c;
   if (auto hosts = check_allowed_hosts(s)) return hosts;
   if (auto stream = check_stream(s)) return stream;
+  if (auto mqtt = check_mqtt(s)) return mqtt;
   // The profile actor falls back to another profile when the name is not one (or not valid).
   if (auto current = check_type(s, "current_profile", vt::string, "a string")) return current;
   if (auto home = smarthome::check_settings(s))

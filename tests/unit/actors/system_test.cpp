@@ -11,6 +11,7 @@
 #include "actors/hub/hub_actor.hpp"
 #include "actors/mixer/mixer_actor.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/mqtt.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/env.hpp"
 #include "tests/unit/support/files.hpp"
@@ -105,8 +106,8 @@ TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability a
 }
 
 TEST_CASE_FIXTURE(system_fixture,
-                  "the system table subscribes the mixer, the macros, the toast actor and the "
-                  "plugin bridge") {
+                  "the system table subscribes the mixer, the macros, the toast actor, the "
+                  "plugin bridge and MQTT") {
   const auto hub = running.dir.get<m::hub_actor>();
   // The table's subscriptions were sent before this one: once this one gets an event, the hub
   // has handled them all.
@@ -121,7 +122,7 @@ TEST_CASE_FIXTURE(system_fixture,
       if (s.who == who) return s.topics;
     return std::nullopt;
   };
-  CHECK(subscribers.size() == 5);
+  CHECK(subscribers.size() == 6);
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::mixer_actor>())) ==
         m::mixer_topics());
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::macros_actor>())) ==
@@ -130,6 +131,8 @@ TEST_CASE_FIXTURE(system_fixture,
         m::toast_topics());
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::plugins_actor>())) ==
         m::plugin_topics());
+  CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::mqtt_actor>())) ==
+        m::mqtt_topics());
 }
 
 TEST_CASE_FIXTURE(system_fixture, "device input published on the hub reaches the mixer's view") {
@@ -144,7 +147,7 @@ TEST_CASE_FIXTURE(system_fixture, "shutdown stops every capability") {
   std::vector<caf::actor> all;
   for (const auto& phase : running.phases)
     all.insert(all.end(), phase.begin(), phase.end());
-  CHECK(all.size() == 15);
+  CHECK(all.size() == 16);
   caf::scoped_actor watcher{actors.sys};
   for (const auto& a : all)
     watcher->monitor(a);

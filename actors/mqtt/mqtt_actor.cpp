@@ -1,0 +1,393 @@
+#include "actors/mqtt/mqtt_actor.hpp"
+
+#include <caf/all.hpp>
+
+#include "actors/log.hpp"
+#include "protocol/device_codec.hpp"
+#include "protocol/limits.hpp"
+#include "protocol/messages.hpp"
+
+namespace mixerd {
+
+namespace {
+
+constexpr std::string_view component = "mqtt";
+using self_ptr = mqtt_impl::stateful_pointer<mqtt_state>;
+using mqtt::entity;
+using mqtt::entity_kind;
+
+// The profile list has no event of its own (a profile created, renamed or deleted): it is
+// compared with what discovery shows this often, as are the queue and the dropped messages.
+constexpr auto sweep_interval = std::chrono::seconds(1);
+
+// ---- Publishing --------------------------------------------------------------------------------
+
+// Queues a retained message while connected. A full queue marks everything for a resync.
+void put(self_ptr self, const std::string& topic, const std::string& payload) {
+  auto& st = self->state;
+  if (!st.connected || !st.client) return;
+  if (st.client->publish(topic, payload, true)) return;
+  if (!st.resync)
+    log::warn(component, "the broker is not keeping up (", mqtt_client::max_unacked,
+              " messages unacknowledged); the states are sent again once it does");
+  st.resync = true;
+}
+
+void put_state(self_ptr self, const entity& e, const std::string& payload) {
+  put(self, mqtt::state_topic(self->state.config.node_id, e), payload);
+}
+
+void put_config(self_ptr self, const entity& e, const mqtt::discovery_context& c) {
+  put(self, mqtt::config_topic(self->state.config, e),
+      mqtt::discovery_config(self->state.config, e, c).dump());
+}
+
+std::vector<std::string> profile_names(self_ptr self) {
+  std::vector<std::string> out;
+  if (auto view =
+          self->state.wiring.profiles_state ? self->state.wiring.profiles_state->load() : nullptr)
+    for (const auto& p : view->profiles)
+      out.push_back(p.name);
+  return out;
+}
+
+std::string current_profile(self_ptr self) {
+  auto view =
+      self->state.wiring.profiles_state ? self->state.wiring.profiles_state->load() : nullptr;
+  return view ? view->current : std::string();
+}
+
+void put_profile_config(self_ptr self) {
+  auto& st = self->state;
+  st.profile_options = profile_names(self);
+  auto options = st.profile_options;
+  // Home Assistant wants at least one option; the current name is one.
+  if (options.empty()) options.push_back(current_profile(self));
+  put_config(self, {entity_kind::profile, 0}, {"", std::move(options)});
+}
+
+void put_slider_config(self_ptr self, int index) {
+  put_config(self, {entity_kind::slider, index}, {self->state.slider_names[index - 1], {}});
+}
+
+// The 9 buttons of the current page: a slot's config follows its macro; an empty slot's config
+// is deleted (an empty retained payload). Only what changed is sent, unless `all`.
+void sync_macros(self_ptr self, bool all) {
+  auto& st = self->state;
+  const auto& page = st.pages.pages[st.pages.current_page];
+  for (int i = 0; i < limits::macro_count; ++i) {
+    std::optional<std::string> name;
+    if (page[i].kind != macro_kind::none) name = page[i].name();
+    if (!all && name == st.macro_names[i]) continue;
+    st.macro_names[i] = name;
+    const entity e{entity_kind::macro, i};
+    if (name)
+      put_config(self, e, {*name, {}});
+    else
+      put(self, mqtt::config_topic(st.config, e), "");
+  }
+}
+
+// Everything again: availability, every discovery config, every state (after a connect, when
+// Home Assistant comes online, after a resync).
+void put_everything(self_ptr self) {
+  auto& st = self->state;
+  put(self, mqtt::availability_topic(st.config.node_id), std::string(mqtt::online));
+  const auto mixer = st.wiring.mixer_state ? st.wiring.mixer_state->load() : nullptr;
+  if (mixer)
+    for (int i = 0; i < limits::slider_count; ++i)
+      st.slider_names[i] = mixer->mix.sliders[i].label;
+  for (const auto& e : mqtt::fixed_entities()) {
+    if (e.kind == entity_kind::profile)
+      put_profile_config(self);
+    else if (e.kind == entity_kind::slider)
+      put_slider_config(self, e.index);
+    else
+      put_config(self, e, {});
+  }
+  if (auto macros = st.wiring.macro_state ? st.wiring.macro_state->load() : nullptr)
+    st.pages = macros->set;
+  sync_macros(self, true);
+  if (mixer) {
+    for (int i = 0; i < limits::slider_count; ++i) {
+      put_state(self, {entity_kind::slider, i + 1}, std::to_string(mixer->mix.sliders[i].value));
+      put_state(self, {entity_kind::mute, i + 1}, mqtt::on_off(mixer->mix.mutes.individual[i]));
+    }
+    put_state(self, {entity_kind::master_mute, 0}, mqtt::on_off(mixer->mix.mutes.master));
+    put_state(self, {entity_kind::master_volume, 0}, std::to_string(mixer->mix.master_volume));
+  }
+  put_state(self, {entity_kind::profile, 0}, current_profile(self));
+  auto device = st.wiring.device_state ? st.wiring.device_state->load() : nullptr;
+  put_state(self, {entity_kind::device, 0}, mqtt::on_off(device && device->connected));
+}
+
+// ---- Events: states and the discovery that follows them --------------------------------------
+
+void on_event(self_ptr self, const event& e) {
+  auto& st = self->state;
+  if (!st.connected) return;
+  std::visit(
+      [self, &st](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, slider_change>) {
+          put_state(self, {entity_kind::slider, x.index}, std::to_string(x.value));
+        } else if constexpr (std::is_same_v<T, assignment_change>) {
+          if (x.index < 1 || x.index > limits::slider_count) return;
+          if (st.slider_names[x.index - 1] == x.label) return;
+          st.slider_names[x.index - 1] = x.label;
+          put_slider_config(self, x.index);
+        } else if constexpr (std::is_same_v<T, mute_change>) {
+          if (x.index == protocol::master_index)
+            put_state(self, {entity_kind::master_mute, 0}, mqtt::on_off(x.muted));
+          else
+            put_state(self, {entity_kind::mute, x.index}, mqtt::on_off(x.muted));
+        } else if constexpr (std::is_same_v<T, volume_change>) {
+          put_state(self, {entity_kind::master_volume, 0}, std::to_string(x.volume));
+        } else if constexpr (std::is_same_v<T, profile_change>) {
+          put_state(self, {entity_kind::profile, 0}, x.profile);
+        } else if constexpr (std::is_same_v<T, macro_page_change>) {
+          if (x.page < 0 || x.page >= limits::macro_page_count) return;
+          st.pages.current_page = x.page;
+          sync_macros(self, false);
+        } else if constexpr (std::is_same_v<T, macros_change>) {
+          // The whole set, in the layout of settings.json's "macros".
+          st.pages = macros::pages_from_settings(nlohmann::json{{"macros", x.set}});
+          sync_macros(self, false);
+        } else if constexpr (std::is_same_v<T, device_status_change>) {
+          put_state(self, {entity_kind::device, 0}, mqtt::on_off(x.connected));
+        }
+      },
+      e);
+}
+
+// ---- Commands ---------------------------------------------------------------------------------
+
+void complain(self_ptr self, const std::string& text) {
+  auto& st = self->state;
+  if (st.complaints.admit("mqtt", std::chrono::steady_clock::now()) == 0) {
+    log::warn(component, "ignored: ", text);
+  } else {
+    ++st.complaints_suppressed;
+    log::debug(component, "ignored: ", text);
+  }
+}
+
+template <class Handle, class Request, class Answer>
+void ask(self_ptr self, const Handle& to, Request req, const char* what, Answer answer) {
+  if (!to) return;
+  self->request(to, limits::actor_request_timeout, std::move(req))
+      .then(std::move(answer),
+            [what](caf::error& e) { log::warn(component, what, " failed: ", caf::to_string(e)); });
+}
+
+void run_command(self_ptr self, const mqtt::command& c) {
+  auto& st = self->state;
+  const auto& w = st.wiring;
+  switch (c.target.kind) {
+    case entity_kind::slider:
+      return ask(self, w.mixer, set_slider_value{c.target.index - 1, c.value}, "slider command",
+                 [](int) {});
+    case entity_kind::master_volume:
+      return ask(self, w.mixer, set_master_volume{c.value}, "master volume command", [](int) {});
+    case entity_kind::mute:
+    case entity_kind::master_mute: {
+      // The API toggles; a switch names the state it wants: toggle only when it differs.
+      const bool master = c.target.kind == entity_kind::master_mute;
+      auto mixer = w.mixer_state ? w.mixer_state->load() : nullptr;
+      if (!mixer) return;
+      const bool muted =
+          master ? mixer->mix.mutes.master : mixer->mix.mutes.individual[c.target.index - 1];
+      if (muted == c.on) {
+        // Home Assistant may show what it asked for: the state again sets it right.
+        put_state(self, c.target, mqtt::on_off(muted));
+        return;
+      }
+      return ask(self, w.mixer, toggle_mute{master ? protocol::master_index : c.target.index - 1},
+                 "mute command", [](bool) {});
+    }
+    case entity_kind::macro:
+      return ask(self, w.macros, macro_trigger{std::nullopt, c.target.index}, "macro command",
+                 [slot = c.target.index](const macro_trigger_outcome& out) {
+                   if (out.what == macro_trigger_outcome::result::empty)
+                     log::info(component, "no macro at page ", out.page, ", index ", slot);
+                   else if (out.what == macro_trigger_outcome::result::running)
+                     log::info(component, "the macro at page ", out.page, ", index ", slot,
+                               " is still running");
+                 });
+    case entity_kind::profile:
+      return ask(self, w.profiles, profile_load{c.name}, "profile command",
+                 [self](const profile_outcome& out) {
+                   if (out.what == profile_outcome::result::ok) return;
+                   log::warn(component, "profile command: ", out.error);
+                   put_state(self, {entity_kind::profile, 0}, current_profile(self));
+                 });
+    case entity_kind::device:
+      break;
+  }
+}
+
+void on_message(self_ptr self, const std::string& topic, const std::string& payload,
+                bool retained) {
+  auto& st = self->state;
+  if (topic == mqtt::status_topic(st.config)) {
+    if (payload == mqtt::online) {
+      log::debug(component, "Home Assistant is online: discovery again");
+      put_everything(self);
+    }
+    return;
+  }
+  // A retained command would act again at every reconnect: commands are only taken live.
+  if (retained) return complain(self, "a retained message on " + topic);
+  std::string error;
+  auto command = mqtt::parse_command(st.config.node_id, topic, payload, error);
+  if (!command) return complain(self, error);
+  run_command(self, *command);
+}
+
+// ---- The connection ---------------------------------------------------------------------------
+
+void disconnect(self_ptr self) {
+  auto& st = self->state;
+  if (st.client)
+    st.client->stop(st.connected ? mqtt::availability_topic(st.config.node_id) : "",
+                    std::string(mqtt::offline));
+  st.client.reset();
+  st.connected = false;
+}
+
+void connect(self_ptr self) {
+  auto& st = self->state;
+  ++st.gen;
+  st.down_reported = false;
+  st.resync = false;
+  if (!st.config.enabled) return;
+  mqtt_client_options o;
+  o.host = st.config.host;
+  o.port = st.config.port;
+  o.tls = st.config.tls;
+  o.username = st.config.username;
+  o.password = st.config.password;
+  o.client_id = "mixerd-" + st.config.node_id;
+  o.will_topic = mqtt::availability_topic(st.config.node_id);
+  o.subscriptions = mqtt::command_filters(st.config.node_id);
+  o.subscriptions.push_back(mqtt::status_topic(st.config));
+  o.owner = caf::actor_cast<caf::actor>(self);
+  o.gen = st.gen;
+  std::string error;
+  st.client = mqtt_client::start(std::move(o), error);
+  if (!st.client) {
+    log::error(component, "cannot connect to ", st.config.url, ": ", error);
+    return;
+  }
+  log::info(component, "connecting to ", st.config.url, " as node ", st.config.node_id);
+}
+
+void on_opened(self_ptr self, std::int32_t rc) {
+  auto& st = self->state;
+  if (rc != 0) {
+    // CONNACK's refusal (bad user name or password, not authorised): retried with back-off.
+    if (!st.down_reported)
+      log::warn(component, "the broker at ", st.config.url,
+                " refused the connection (CONNACK code ", rc, "); retrying with back-off");
+    st.down_reported = true;
+    return;
+  }
+  st.connected = true;
+  st.down_reported = false;
+  st.resync = false;
+  log::info(component, "connected to ", st.config.url, " as node ", st.config.node_id);
+  put_everything(self);
+}
+
+void on_closed(self_ptr self, const std::string& reason) {
+  auto& st = self->state;
+  if (st.connected) {
+    log::warn(component, "connection to ", st.config.url, " lost: ", reason,
+              "; reconnecting with back-off");
+    st.connected = false;
+    st.down_reported = true;
+  } else if (!st.down_reported) {
+    log::info(component, "broker at ", st.config.url, " not available: ", reason,
+              "; retrying with back-off (1 s to 30 s)");
+    st.down_reported = true;
+  } else {
+    log::debug(component, "broker at ", st.config.url, " still not available: ", reason);
+  }
+}
+
+void on_sweep(self_ptr self) {
+  auto& st = self->state;
+  if (!st.connected || !st.client) return;
+  if (auto dropped = st.client->take_dropped())
+    log::warn(component, "dropped ", dropped, " incoming messages (too many or too large)");
+  if (st.complaints_suppressed > 0 &&
+      st.complaints.admit("mqtt", std::chrono::steady_clock::now()) == 0) {
+    log::warn(component, st.complaints_suppressed, " more ignored commands (not logged)");
+    st.complaints_suppressed = 0;
+  }
+  if (st.resync) {
+    if (st.client->unacked() > mqtt_client::max_unacked / 2) return;
+    st.resync = false;
+    log::info(component, "the broker caught up: the states again");
+    return put_everything(self);
+  }
+  if (profile_names(self) != st.profile_options) put_profile_config(self);
+}
+
+void on_reload(self_ptr self, const nlohmann::json& settings) {
+  auto& st = self->state;
+  std::string key;
+  std::string error;
+  auto fresh = mqtt::settings_from(settings, st.wiring.host_name, key, error);
+  if (!fresh) {
+    log::warn(component, "reload: ", key, " ", error, "; the running connection stays");
+    return;
+  }
+  if (*fresh == st.config) return;
+  log::info(component, "settings changed: ", fresh->enabled ? "reconnecting" : "MQTT off");
+  disconnect(self);
+  st.config = std::move(*fresh);
+  connect(self);
+}
+
+}  // namespace
+
+mqtt_state::~mqtt_state() {
+  if (!client) return;
+  client->stop(connected ? mqtt::availability_topic(config.node_id) : "",
+               std::string(mqtt::offline));
+}
+
+mqtt_impl::behavior_type mqtt_behavior(mqtt_impl::stateful_pointer<mqtt_state> self,
+                                       mqtt_wiring wiring, mqtt::settings config) {
+  auto& st = self->state;
+  st.wiring = std::move(wiring);
+  st.config = std::move(config);
+  if (st.wiring.settings)
+    self->send(st.wiring.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
+  connect(self);
+  self->delayed_send(self, sweep_interval, sweep_atom_v);
+  return {
+      [self](const event& e) { on_event(self, e); },
+      [self](const settings_reloaded& reloaded) { on_reload(self, reloaded.settings); },
+      [self](opened_atom, std::uint64_t gen, std::int32_t rc) {
+        if (gen == self->state.gen) on_opened(self, rc);
+      },
+      [self](closed_atom, std::uint64_t gen, const std::string& reason, std::int32_t) {
+        if (gen == self->state.gen) on_closed(self, reason);
+      },
+      [self](line_atom, std::uint64_t gen, const std::string& topic, const std::string& payload,
+             bool retained) {
+        auto& st = self->state;
+        if (gen != st.gen || !st.client) return;
+        st.client->consumed();
+        on_message(self, topic, payload, retained);
+      },
+      [self](sweep_atom) {
+        on_sweep(self);
+        self->delayed_send(self, sweep_interval, sweep_atom_v);
+      },
+  };
+}
+
+}  // namespace mixerd

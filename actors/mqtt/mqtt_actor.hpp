@@ -1,0 +1,78 @@
+// The MQTT actor mirrors mixerd on an MQTT broker for Home Assistant (docs/mqtt.md,
+// protocol/README.md "MQTT"): it publishes the discovery configs and the retained states under
+// mixerd/<node_id>/, keeps them current from the hub's events, and turns the commands on this
+// node's command topics into the same requests the REST routes send. Availability: `online`
+// (retained) after each connect, `offline` as the last will and before a clean stop.
+//
+// The broker connection is an mqtt_client (its own thread; reconnects with back-off). States
+// are published only while connected (all of them again after each connect), so the outgoing
+// queue holds at most one connection's worth, and the client caps it. SIGHUP: new settings
+// reconnect (the old node goes offline first). Interface: protocol/mqtt.hpp.
+#pragma once
+
+#include <array>
+#include <caf/stateful_actor.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actors/mqtt/mqtt_client.hpp"
+#include "protocol/atoms.hpp"
+#include "protocol/device.hpp"
+#include "protocol/hub.hpp"
+#include "protocol/macros.hpp"
+#include "protocol/mixer.hpp"
+#include "protocol/mqtt.hpp"
+#include "protocol/profiles.hpp"
+#include "protocol/rate_limit.hpp"
+#include "protocol/settings.hpp"
+#include "protocol/snapshot.hpp"
+
+namespace mixerd {
+
+struct mqtt_wiring {
+  settings_actor settings;  // may be invalid in tests: no reloads
+  mixer_actor mixer;
+  macros_actor macros;
+  profiles_actor profiles;
+  std::shared_ptr<const published<mixer_view>> mixer_state;
+  std::shared_ptr<const published<macro_view>> macro_state;
+  std::shared_ptr<const published<profiles_view>> profiles_state;
+  std::shared_ptr<const published<device_status>> device_state;
+  std::string host_name;  // the default node_id
+};
+
+struct mqtt_state {
+  mqtt_wiring wiring;
+  mqtt::settings config;
+  std::unique_ptr<mqtt_client> client;
+  std::uint64_t gen = 0;  // of the current client: messages of an older one are ignored
+  bool connected = false;
+  bool down_reported = false;  // the outage has been logged once
+  bool resync = false;         // a state could not be queued: everything again once drained
+  // What the broker holds for the entities that change: the macro slots of the current page
+  // (nullopt: no config, the slot is empty), the profile options and the slider names.
+  macro_pages pages;
+  std::array<std::optional<std::string>, limits::macro_count> macro_names;
+  std::vector<std::string> profile_options;
+  std::array<std::string, limits::slider_count> slider_names;
+  rate_limiter complaints{10, std::chrono::seconds(60), 1};
+  std::uint64_t complaints_suppressed = 0;
+  ~mqtt_state();
+  static inline const char* name = "mqtt";
+};
+
+using mqtt_impl =
+    mqtt_actor::extend<caf::reacts_to<opened_atom, std::uint64_t, std::int32_t>,
+                       caf::reacts_to<closed_atom, std::uint64_t, std::string, std::int32_t>,
+                       caf::reacts_to<line_atom, std::uint64_t, std::string, std::string, bool>,
+                       caf::reacts_to<sweep_atom>>;
+
+// `config` from mqtt::settings_from at start-up (validated there).
+mqtt_impl::behavior_type mqtt_behavior(mqtt_impl::stateful_pointer<mqtt_state> self,
+                                       mqtt_wiring wiring, mqtt::settings config);
+
+}  // namespace mixerd

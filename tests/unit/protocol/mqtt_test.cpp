@@ -1,0 +1,194 @@
+#include "protocol/mqtt.hpp"
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "protocol/settings_schema.hpp"
+
+namespace mqtt = mixerd::mqtt;
+using nlohmann::json;
+
+namespace {
+
+mqtt::settings parsed(const json& all, std::string_view host = "pi") {
+  std::string key;
+  std::string error;
+  auto s = mqtt::settings_from(all, host, key, error);
+  REQUIRE_MESSAGE(s, key, " ", error);
+  return *s;
+}
+
+std::string refused_key(const json& all) {
+  std::string key;
+  std::string error;
+  auto s = mqtt::settings_from(all, "pi", key, error);
+  CHECK_FALSE(s);
+  CHECK_FALSE(error.empty());
+  return key;
+}
+
+mqtt::settings node(std::string id) {
+  return parsed({{"mqtt", {{"url", "mqtt://broker"}, {"node_id", std::move(id)}}}});
+}
+
+}  // namespace
+
+TEST_CASE("MQTT is off without the key or without a url") {
+  CHECK_FALSE(parsed(json::object()).enabled);
+  CHECK_FALSE(parsed({{"mqtt", json::object()}}).enabled);
+  auto s = parsed({{"mqtt", {{"url", "mqtt://broker.lan"}}}}, "living-room.local");
+  CHECK(s.enabled);
+  CHECK(s.host == "broker.lan");
+  CHECK(s.port == 1883);
+  CHECK_FALSE(s.tls);
+  CHECK(s.node_id == "living-room_local");
+  CHECK(s.discovery_prefix == "homeassistant");
+}
+
+TEST_CASE("broker URLs: schemes, default ports, explicit ports, IPv6") {
+  auto tls = parsed({{"mqtt", {{"url", "mqtts://broker"}}}});
+  CHECK(tls.tls);
+  CHECK(tls.port == 8883);
+  CHECK(parsed({{"mqtt", {{"url", "mqtt://127.0.0.1:18830"}}}}).port == 18830);
+  auto v6 = parsed({{"mqtt", {{"url", "mqtt://[::1]:1884/"}}}});
+  CHECK(v6.host == "::1");
+  CHECK(v6.port == 1884);
+  for (const char* bad : {"http://broker", "mqtt://", "mqtt://broker:0", "mqtt://broker:65536",
+                          "mqtt://broker:", "mqtt://user:pw@broker", "mqtt://broker/topic",
+                          "mqtt://bro ker", "mqtt://[::1"}) {
+    CAPTURE(bad);
+    CHECK(refused_key({{"mqtt", {{"url", bad}}}}) == "mqtt.url");
+  }
+  CHECK(refused_key({{"mqtt", {{"url", 1883}}}}) == "mqtt.url");
+}
+
+TEST_CASE("node ids: the host name reduced, or a valid setting") {
+  CHECK(mqtt::node_id_from_host("mixer.local") == "mixer_local");
+  CHECK(mqtt::node_id_from_host("") == "mixerd");
+  CHECK(mqtt::node_id_from_host(std::string(100, 'a')).size() == 64);
+  CHECK(node("desk-2_A").node_id == "desk-2_A");
+  for (const char* bad : {"", "a/b", "a+b", "a#", "a b", "zwölf"}) {
+    CAPTURE(bad);
+    CHECK(refused_key({{"mqtt", {{"url", "mqtt://b"}, {"node_id", bad}}}}) == "mqtt.node_id");
+  }
+  CHECK(refused_key({{"mqtt", {{"node_id", std::string(65, 'a')}}}}) == "mqtt.node_id");
+}
+
+TEST_CASE("other keys: credentials, prefix, unknown keys; the password never in the error") {
+  auto s = parsed({{"mqtt",
+                    {{"url", "mqtt://b"},
+                     {"username", "ha"},
+                     {"password", "s3cret"},
+                     {"discovery_prefix", "ha/disc"}}}});
+  CHECK(s.username == "ha");
+  CHECK(s.password == "s3cret");
+  CHECK(s.discovery_prefix == "ha/disc");
+  CHECK(refused_key({{"mqtt", {{"password", "s3cret"}}}}) == "mqtt.password");
+  CHECK(refused_key({{"mqtt", {{"username", 5}}}}) == "mqtt.username");
+  CHECK(refused_key({{"mqtt", {{"password", std::string(257, 'x')}, {"username", "u"}}}}) ==
+        "mqtt.password");
+  for (const char* bad : {"", "/ha", "ha/", "ha//x", "ha/+", "ha/#"}) {
+    CAPTURE(bad);
+    CHECK(refused_key({{"mqtt", {{"discovery_prefix", bad}}}}) == "mqtt.discovery_prefix");
+  }
+  CHECK(refused_key({{"mqtt", {{"urll", "mqtt://b"}}}}) == "mqtt");
+  CHECK(refused_key({{"mqtt", "mqtt://b"}}) == "mqtt");
+
+  std::string key;
+  std::string error;
+  CHECK_FALSE(mqtt::settings_from({{"mqtt", {{"password", "hunter2hunter2"}}}}, "pi", key, error));
+  CHECK(error.find("hunter2") == std::string::npos);
+}
+
+TEST_CASE("the settings schema names the mqtt key") {
+  auto p = mixerd::settings_schema::validate({{"mqtt", {{"url", "ws://b"}}}});
+  REQUIRE(p);
+  CHECK(p->key == "mqtt.url");
+  CHECK_FALSE(mixerd::settings_schema::validate({{"mqtt", {{"url", "mqtt://b"}}}}));
+}
+
+TEST_CASE("topics live under mixerd/<node_id> and discovery under the prefix") {
+  auto s = node("desk");
+  mqtt::entity slider{mqtt::entity_kind::slider, 2};
+  CHECK(mqtt::state_topic("desk", slider) == "mixerd/desk/slider/2/state");
+  CHECK(mqtt::command_topic("desk", slider) == "mixerd/desk/slider/2/set");
+  CHECK(mqtt::config_topic(s, slider) == "homeassistant/number/desk/slider_2/config");
+  mqtt::entity master{mqtt::entity_kind::master_mute, 0};
+  CHECK(mqtt::command_topic("desk", master) == "mixerd/desk/mute/master/set");
+  CHECK(mqtt::config_topic(s, master) == "homeassistant/switch/desk/mute_master/config");
+  mqtt::entity macro{mqtt::entity_kind::macro, 8};
+  CHECK(mqtt::state_topic("desk", macro).empty());
+  CHECK(mqtt::command_topic("desk", macro) == "mixerd/desk/macro/8/press");
+  mqtt::entity device{mqtt::entity_kind::device, 0};
+  CHECK(mqtt::command_topic("desk", device).empty());
+  CHECK(mqtt::config_topic(s, device) == "homeassistant/binary_sensor/desk/device/config");
+  CHECK(mqtt::availability_topic("desk") == "mixerd/desk/availability");
+  CHECK(mqtt::status_topic(s) == "homeassistant/status");
+  for (const auto& filter : mqtt::command_filters("desk"))
+    CHECK(filter.rfind("mixerd/desk/", 0) == 0);
+}
+
+TEST_CASE("discovery payloads: unique ids, availability, device, per-component fields") {
+  auto s = node("desk");
+  std::set<std::string> ids;
+  auto all = mqtt::fixed_entities();
+  for (int i = 0; i < 9; ++i)
+    all.push_back({mqtt::entity_kind::macro, i});
+  CHECK(all.size() == 21);
+  for (const auto& e : all) {
+    auto c = mqtt::discovery_config(s, e, {});
+    CHECK(ids.insert(c["unique_id"].get<std::string>()).second);
+    CHECK(c["unique_id"] == "mixerd_desk_" + mqtt::object_id(e));
+    CHECK(c["availability_topic"] == "mixerd/desk/availability");
+    CHECK(c["payload_available"] == "online");
+    CHECK(c["device"]["identifiers"] == json::array({"mixerd_desk"}));
+    CHECK(c["name"] == mqtt::default_name(e));
+  }
+  auto number = mqtt::discovery_config(s, {mqtt::entity_kind::slider, 1}, {"Music", {}});
+  CHECK(number["name"] == "Music");
+  CHECK(number["min"] == 0);
+  CHECK(number["max"] == 100);
+  CHECK(number["mode"] == "slider");
+  auto select = mqtt::discovery_config(s, {mqtt::entity_kind::profile, 0}, {"", {"A", "B"}});
+  CHECK(select["options"] == json::array({"A", "B"}));
+  auto sensor = mqtt::discovery_config(s, {mqtt::entity_kind::device, 0}, {});
+  CHECK(sensor["device_class"] == "connectivity");
+  CHECK_FALSE(sensor.contains("command_topic"));
+  auto button = mqtt::discovery_config(s, {mqtt::entity_kind::macro, 0}, {});
+  CHECK(button["payload_press"] == "PRESS");
+  CHECK_FALSE(button.contains("state_topic"));
+}
+
+TEST_CASE("commands take the API's values and only this node's topics") {
+  std::string error;
+  auto c = mqtt::parse_command("desk", "mixerd/desk/slider/3/set", "42", error);
+  REQUIRE(c);
+  CHECK(c->target == mqtt::entity{mqtt::entity_kind::slider, 3});
+  CHECK(c->value == 42);
+  CHECK(mqtt::parse_command("desk", "mixerd/desk/volume/master/set", " 100 ", error)->value == 100);
+  for (const char* bad : {"101", "-1", "42.0", "true", "\"42\"", "", "4 2", "[42]"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(mqtt::parse_command("desk", "mixerd/desk/slider/1/set", bad, error));
+    CHECK(error.find("mixerd/desk/slider/1/set") == 0);
+  }
+  auto on = mqtt::parse_command("desk", "mixerd/desk/mute/master/set", "ON", error);
+  REQUIRE(on);
+  CHECK(on->on);
+  CHECK_FALSE(mqtt::parse_command("desk", "mixerd/desk/mute/1/set", "on", error));
+  CHECK(mqtt::parse_command("desk", "mixerd/desk/macro/0/press", "PRESS", error));
+  CHECK_FALSE(mqtt::parse_command("desk", "mixerd/desk/macro/9/press", "PRESS", error));
+  CHECK(mqtt::parse_command("desk", "mixerd/desk/profile/set", "Gaming", error)->name == "Gaming");
+  CHECK_FALSE(mqtt::parse_command("desk", "mixerd/desk/profile/set", "", error));
+  CHECK_FALSE(mqtt::parse_command("desk", "mixerd/desk/profile/set", "a\nb", error));
+  for (const char* topic : {"mixerd/other/slider/1/set", "mixerd/desk/slider/5/set",
+                            "mixerd/desk/slider/01/set", "mixerd/desk/slider/1/state",
+                            "mixerd/desk/device/set", "mixerd/desk", "mixerd/desks/slider/1/set"}) {
+    CAPTURE(topic);
+    CHECK_FALSE(mqtt::parse_command("desk", topic, "1", error));
+  }
+  CHECK_FALSE(
+      mqtt::parse_command("desk", "mixerd/desk/profile/set", std::string(2000, 'a'), error));
+}
