@@ -180,6 +180,7 @@ const std::vector<documented_route>& documented_routes() {
       {listener_kind::controller, "GET", "/api/music", true},
       {listener_kind::controller, "GET", "/api/plugins", true},
       {listener_kind::controller, "POST", "/api/plugins/{id}", true},
+      {listener_kind::controller, "GET", "/metrics", true},
       {listener_kind::controller, "GET", "/", true},
       {listener_kind::controller, "GET", "/login", false},
       {listener_kind::controller, "GET", "/assets/{path}", false},
