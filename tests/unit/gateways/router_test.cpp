@@ -314,7 +314,7 @@ TEST_CASE("no listener has a route that is not documented") {
       CHECK(documented);
     }
   }
-  CHECK(http::routes_of(listener_kind::controller).size() == 41);
+  CHECK(http::routes_of(listener_kind::controller).size() == 42);
   CHECK(http::routes_of(listener_kind::notification).size() == 7);
   CHECK(http::routes_of(listener_kind::plant_store).size() == 1);
 }
