@@ -8,7 +8,8 @@ import urllib.request
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import MIXERD_BIN, get_json, http, wait_until, write_settings
+from conftest import MIXERD_BIN, http, wait_until, write_settings
+from plugin_support import install, plugin_info
 from socketio_support import PyClient
 from test_notification_api import call, key_of, next_toast
 
@@ -132,6 +133,17 @@ def test_toasts_are_counted_by_outcome(connected):
     next_toast(device)
     assert value(daemon, "mixerd_toasts_total", outcome="shown") == shown + 1
     assert requests_of(daemon, "/api/toast/send", 200, listener="notification") == 1
+
+
+def test_plugin_restarts_are_counted(daemon_factory, data_dir):
+    crasher = install(data_dir, "test.metrics.crasher", crash_at_import=True, control=False)
+    d = daemon_factory("--serial", "none")
+    # The first restart comes 1 s after the first crash.
+    wait_until(lambda: plugin_info(d, crasher.id)["restarts"] >= 1, timeout=10,
+               what="a restart")
+    # Counted where the bridge counts its own `restarts`, before it publishes them.
+    restarts = plugin_info(d, crasher.id)["restarts"]
+    assert value(d, "mixerd_plugin_restarts_total") >= restarts >= 1
 
 
 # ---- Credentials --------------------------------------------------------------------------------
