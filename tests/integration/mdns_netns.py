@@ -7,8 +7,8 @@ Reads commands from stdin, one JSON object a line, and answers each with one JSO
 stdout: {"ok": true, ...} or {"ok": false, "error": "..."}.
   {"do": "avahi_start"} / {"do": "avahi_stop"}
   {"do": "mixerd_start", "bin": path, "data_dir": path}  -> {"port": controller port}
-  {"do": "mixerd_signal", "signal": "SIGHUP"}
-  {"do": "wait_log", "text": "...", "timeout": s}        -> {"line": the log line}
+  {"do": "mixerd_signal", "signal": "SIGHUP"}            (the last mixerd started)
+  {"do": "wait_log", "text": "...", "timeout": s}        -> {"line": the last mixerd's log line}
   {"do": "browse", "type": "_http._tcp"}                 -> {"rows": [resolved rows]}
   {"do": "publish_marker"}  an unrelated service, proving Avahi answers browses
   {"do": "quit"}
@@ -68,9 +68,9 @@ class Namespace:
         self.env = dict(os.environ)
         self.dbus = None
         self.avahi = None
-        self.mixerd = None
+        self.mixerds = []  # every mixerd started, the current one last
         self.marker = None
-        self.log = []
+        self.logs = []  # their logs, same order
         self.log_cond = threading.Condition()
 
     def setup(self):
@@ -114,34 +114,36 @@ class Namespace:
                 "--controller-port", "0", "--toast-port", "0", "--plants-port", "0"]
         env = {**self.env, "PULSE_SERVER": "unix:/nonexistent/pulse",
                "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"}
-        self.mixerd = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                       text=True, errors="replace")
-        threading.Thread(target=self._pump, daemon=True).start()
+        proc = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, errors="replace")
+        log = []
+        self.mixerds.append(proc)
+        self.logs.append(log)
+        threading.Thread(target=self._pump, args=(proc, log), daemon=True).start()
         line = self.wait_log("controller listening", 15)["line"]
         self.wait_log("ready", 15)
         return {"port": int(LISTEN_RE.search(line).group(1))}
 
-    def _pump(self):
-        for line in self.mixerd.stdout:
+    def _pump(self, proc, log):
+        for line in proc.stdout:
             with self.log_cond:
-                self.log.append(line.rstrip("\n"))
+                log.append(line.rstrip("\n"))
                 self.log_cond.notify_all()
 
     def wait_log(self, text, timeout=10):
         deadline = time.monotonic() + timeout
         with self.log_cond:
             while True:
-                for line in self.log:
+                for line in self.logs[-1]:
                     if text in line:
                         return {"line": line}
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise RuntimeError(f"log never said {text!r}: " + " | ".join(self.log))
+                    raise RuntimeError(f"log never said {text!r}: " + " | ".join(self.logs[-1]))
                 self.log_cond.wait(left)
 
     def mixerd_signal(self, signal_name):
-        self.mixerd.send_signal(getattr(signal, signal_name))
+        self.mixerds[-1].send_signal(getattr(signal, signal_name))
         return {}
 
     def browse(self, type):
@@ -157,7 +159,7 @@ class Namespace:
         return {}
 
     def close(self):
-        for p in (self.mixerd, self.marker, self.avahi, self.dbus):
+        for p in (*self.mixerds, self.marker, self.avahi, self.dbus):
             if p and p.poll() is None:
                 p.terminate()
                 try:
@@ -165,7 +167,7 @@ class Namespace:
                 except subprocess.TimeoutExpired:
                     p.kill()
                     p.wait()
-        return {"log": self.log}
+        return {"logs": self.logs}
 
 
 def main():

@@ -27,7 +27,7 @@ class Netns:
         self.proc = subprocess.Popen(
             ["unshare", "-n", "-m", "--propagation", "private", "/usr/bin/python3", DRIVER, work],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        self.log = []
+        self.logs = []
         assert self._answer()["ready"]
 
     def _answer(self):
@@ -45,7 +45,7 @@ class Netns:
         if self.proc.poll() is None:
             self.proc.stdin.write(json.dumps({"do": "quit"}) + "\n")
             self.proc.stdin.flush()
-            self.log = self._answer().get("log", [])
+            self.logs = self._answer().get("logs", [])
             self.proc.wait(timeout=20)
 
 
