@@ -144,6 +144,7 @@ def test_without_a_system_bus_one_info_line_and_no_delay(daemon_factory):
     d = daemon_factory("--serial", "none",
                        env={"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/mixerd-tests/system"})
     assert time.monotonic() - started < 5
+    d.wait_log(" mdns: ", timeout=5)  # the actor logs on its own thread, maybe after "ready"
     lines = [line for line in d.log if " mdns: " in line]
     assert len(lines) == 1 and "no Avahi daemon" in lines[0], lines
     assert lines[0].split()[2].lower() == "info", lines
