@@ -114,7 +114,7 @@ def test_serial_lines_and_reconnects_move(connected):
     wait_until(lambda: value(daemon, "mixerd_serial_lines_total", direction="in") >= lines_in + 3,
                what="three more lines in")
     assert http("POST", daemon.url("/api/sliders/3"), {"value": 40})[0] == 200
-    device.expect(lambda l: l.startswith("VOL,2,"), what="the VOL line")
+    device.expect(lambda l: l.startswith("VOL,2,") and l.endswith(",40"), what="the VOL line")
     assert value(daemon, "mixerd_serial_lines_total", direction="out") >= lines_out + 1
     device.unplug()
     wait_until(lambda: value(daemon, "mixerd_device_connected") == 0, what="disconnected")
@@ -139,7 +139,8 @@ def test_plugin_restarts_are_counted(daemon_factory, data_dir):
     crasher = install(data_dir, "test.metrics.crasher", crash_at_import=True, control=False)
     d = daemon_factory("--serial", "none")
     # The first restart comes 1 s after the first crash.
-    wait_until(lambda: plugin_info(d, crasher.id)["restarts"] >= 1, timeout=10,
+    # (The plugin is listed once the bridge has looked at its folder.)
+    wait_until(lambda: (plugin_info(d, crasher.id) or {}).get("restarts", 0) >= 1, timeout=10,
                what="a restart")
     # Counted where the bridge counts its own `restarts`, before it publishes them.
     restarts = plugin_info(d, crasher.id)["restarts"]
