@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import MIXERD_BIN, write_settings
+from conftest import MIXERD_BIN, make_cert_pair, write_settings
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mdns_netns.py")
 TYPES = ("_http._tcp", "_mixerd._tcp")
@@ -117,6 +117,18 @@ def test_mixerd_started_before_avahi_registers_once_it_appears(netns, data_dir):
     netns("wait_log", text="no Avahi daemon yet")
     netns("avahi_start")
     expect_advertised(netns, port)
+
+
+def test_with_tls_the_web_type_is_https(netns, data_dir):
+    make_cert_pair(os.path.join(data_dir, "certs"))
+    netns("avahi_start")
+    port = netns("mixerd_start", bin=MIXERD_BIN, data_dir=data_dir)["port"]
+    netns("wait_log", text="advertised as")
+    name = "mixerd on " + socket.gethostname()
+    https = wait_for(lambda: services(netns, "_https._tcp"), what="the https service")
+    assert https[name][0] == port and "path=/" in https[name][1]
+    assert services(netns, "_mixerd._tcp")[name][0] == port
+    assert name not in services(netns, "_http._tcp")
 
 
 def test_mdns_false_advertises_nothing_and_sighup_switches(netns, data_dir):
