@@ -64,7 +64,8 @@ void get_metrics(http::exchange& x) {
              "counter");
   out.sample("mixerd_serial_lines_total", {{"direction", "in"}}, load(c.serial_lines_in));
   out.sample("mixerd_serial_lines_total", {{"direction", "out"}}, load(c.serial_lines_out));
-  out.family("mixerd_plugin_restarts_total", "Plugins started again after a crash, an exit or a kill.", "counter");
+  out.family("mixerd_plugin_restarts_total",
+             "Plugins started again after a crash, an exit or a kill.", "counter");
   out.sample("mixerd_plugin_restarts_total", load(c.plugin_restarts));
   out.family("mixerd_toasts_total", "Toasts handled, by outcome.", "counter");
   for (std::size_t i = 0; i < metrics::toast_outcomes.size(); ++i)
