@@ -8,6 +8,7 @@
 #include "actors/hub/hub_actor.hpp"
 #include "actors/log.hpp"
 #include "actors/macros/macro_actor.hpp"
+#include "actors/mdns/mdns_actor.hpp"
 #include "actors/mixer/mixer_actor.hpp"
 #include "actors/mqtt/mqtt_actor.hpp"
 #include "actors/music/music_actor.hpp"
@@ -260,6 +261,15 @@ const capability_row capability_table[] = {
            dir, sys.spawn(plugins_behavior, std::move(wiring), o.settings, view));
      },
      consumers, plugin_topics, nullptr},
+    // Advertises the controller through Avahi once the daemon sends it the bound port
+    // (mdns_listening). Detached: Avahi's calls are D-Bus round trips.
+    {"mdns",
+     [](caf::actor_system& sys, const actor_options& o, directory& dir) {
+       return registered<mdns_actor>(
+           dir, sys.spawn<caf::detached>(mdns_behavior, dir.get<settings_actor>(), o.settings,
+                                         read_host_name()));
+     },
+     consumers, nullptr, nullptr},
 };
 
 }  // namespace

@@ -61,6 +61,8 @@ struct auth_view {
   std::int64_t session_timeout_ms = 86'400'000;
   std::int64_t session_max_lifetime_ms = 2'592'000'000;
   std::unordered_map<std::string, auth_session> sessions;
+  // The setting metrics_token: GET /metrics also accepts it as a bearer token. Empty: not set.
+  std::string metrics_token;
 };
 
 using auth_actor = caf::typed_actor<caf::replies_to<auth_check>::with<auth_state>,

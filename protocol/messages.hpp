@@ -18,6 +18,7 @@
 #include "protocol/hub.hpp"
 #include "protocol/macro_runs.hpp"
 #include "protocol/macros.hpp"
+#include "protocol/mdns.hpp"
 #include "protocol/mixer.hpp"
 #include "protocol/music.hpp"
 #include "protocol/network.hpp"
@@ -118,6 +119,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_macro_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_output)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_ended)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_timer)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mdns_listening)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mdns_avahi_changed)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
 
@@ -199,5 +202,8 @@ CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_macro_outcome))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_output))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_ended))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::plugin_timer))
+// mdns
+CAF_ADD_TYPE_ID(mixerd, (mixerd::mdns_listening))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::mdns_avahi_changed))
 
 CAF_END_TYPE_ID_BLOCK(mixerd)

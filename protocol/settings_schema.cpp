@@ -12,6 +12,7 @@
 #include "protocol/macros.hpp"
 #include "protocol/mqtt.hpp"
 #include "protocol/network.hpp"
+#include "protocol/plants.hpp"
 #include "protocol/smarthome.hpp"
 #include "protocol/stream.hpp"
 #include "protocol/validation.hpp"
@@ -194,6 +195,17 @@ std::optional<problem> check_mqtt(const json& s) {
   return problem{key, error};
 }
 
+// GET /metrics takes it as `Authorization: Bearer <token>`: it must be one a header can carry.
+std::optional<problem> check_metrics_token(const json& s) {
+  if (auto short_one = check_secret(s, "metrics_token")) return short_one;
+  auto it = s.find("metrics_token");
+  if (it == s.end()) return std::nullopt;
+  if (plants::parse_bearer("Bearer " + it->get<std::string>()).problem !=
+      plants::bearer_problem::none)
+    return problem{"metrics_token", "must be letters, digits and -._~+/ (at most 1024)"};
+  return std::nullopt;
+}
+
 std::optional<problem> check_log_level(const json& s) {
   auto it = s.find("log_level");
   if (it == s.end()) return std::nullopt;
@@ -255,6 +267,8 @@ std::optional<problem> validate(const nlohmann::json& s) {
   if (auto hosts = check_allowed_hosts(s)) return hosts;
   if (auto stream = check_stream(s)) return stream;
   if (auto mqtt = check_mqtt(s)) return mqtt;
+  if (auto token = check_metrics_token(s)) return token;
+  if (auto mdns = check_type(s, "mdns", vt::boolean, "true or false")) return mdns;
   // The profile actor falls back to another profile when the name is not one (or not valid).
   if (auto current = check_type(s, "current_profile", vt::string, "a string")) return current;
   if (auto home = smarthome::check_settings(s))

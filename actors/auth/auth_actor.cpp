@@ -35,6 +35,7 @@ void configure(self_ptr self, auth_config config) {
   st.table.enabled = fresh.enabled;
   st.table.session_timeout_ms = fresh.session_timeout_ms;
   st.table.session_max_lifetime_ms = fresh.session_max_lifetime_ms;
+  st.table.metrics_token = std::move(fresh.metrics_token);
 }
 
 void forget_ended_sessions(self_ptr self) {
@@ -214,6 +215,7 @@ auth_view auth_view_of(const auth_config& config) {
   view.enabled = config.enabled;
   view.session_timeout_ms = std::int64_t{config.session_timeout} * 1000;
   view.session_max_lifetime_ms = std::int64_t{config.session_max_lifetime} * 1000;
+  view.metrics_token = config.metrics_token;
   return view;
 }
 
@@ -228,6 +230,7 @@ auth_config auth_config_from_settings(const nlohmann::json& s) {
   c.session_max_lifetime =
       s.value("session_max_lifetime",
               std::max(settings_schema::default_session_max_lifetime, c.session_timeout));
+  c.metrics_token = s.value("metrics_token", std::string());
   return c;
 }
 

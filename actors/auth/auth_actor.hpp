@@ -47,6 +47,7 @@ struct auth_config {
   std::string password_hash;
   int session_timeout = 86400;         // seconds of idleness before a session ends
   int session_max_lifetime = 2592000;  // seconds after its login that a session ends
+  std::string metrics_token;           // empty: GET /metrics takes only a session
 };
 
 auth_config auth_config_from_settings(const nlohmann::json& settings);

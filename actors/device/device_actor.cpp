@@ -8,6 +8,7 @@
 #include "actors/log.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/metrics.hpp"
 
 namespace mixerd {
 
@@ -80,6 +81,7 @@ void send_line(self_ptr self, const protocol::host_command& cmd) {
   if (encoded.shortened)
     log::info(component, "line shortened to ", limits::max_line_bytes, " bytes: ", encoded.text);
   log::trace(component, "-> ", encoded.text);
+  metrics::bump(metrics::process().serial_lines_out);
   self->state.link->write_line(std::move(encoded.text));
 }
 
@@ -108,6 +110,7 @@ void log_unusable(device_state& st, log::level level, const std::string& text) {
 void on_line(self_ptr self, const std::string& line, bool overlong) {
   auto& st = self->state;
   st.last_line = clock::now();
+  metrics::bump(metrics::process().serial_lines_in);
   log::trace(component, "<- ", line);
   if (!st.status.connected) {
     // ACK,READY or any other line proves a device is answering (protocol/README.md, "Link life").
@@ -116,6 +119,8 @@ void on_line(self_ptr self, const std::string& line, bool overlong) {
     st.backoff = std::chrono::milliseconds(0);
     st.told_searching = false;
     log::info(component, "connected on ", st.path);
+    if (st.was_connected) metrics::bump(metrics::process().device_reconnects);
+    st.was_connected = true;
     publish_status(self);
     publish(self, device_status_change{true, st.path});
   }

@@ -41,6 +41,7 @@ struct device_state {
   std::chrono::steady_clock::time_point last_line;
   std::chrono::milliseconds backoff{0};
   bool told_searching = false;
+  bool was_connected = false;  // a link was up before: the next one is a reconnect (metrics)
   // Unusable (unrecognised, over-long) lines logged in the current minute, and those left out of
   // the log: a device sending garbage must not fill the disk (each is still passed on as raw data).
   std::chrono::steady_clock::time_point unusable_since;

@@ -5,6 +5,7 @@
 #include "actors/log.hpp"
 #include "actors/settings/settings_file.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/metrics.hpp"
 #include "protocol/secret.hpp"
 
 namespace mixerd {
@@ -25,7 +26,11 @@ toast_handler* find_handler(self_ptr self, std::string_view id) {
   return nullptr;
 }
 
+// Every toast passes here once, with its outcome.
 void remember(self_ptr self, toast_record record) {
+  const auto outcome_index = static_cast<std::size_t>(record.outcome);
+  if (outcome_index < metrics::toast_outcomes.size())
+    metrics::bump(metrics::process().toasts[outcome_index]);
   auto& history = self->state.history;
   if (history.size() >= limits::toast_history_size) history.pop_front();
   history.push_back(std::move(record));

@@ -5,6 +5,8 @@
 #include "gateways/http/cors.hpp"
 #include "gateways/http/json_body.hpp"
 #include "protocol/auth.hpp"
+#include "protocol/plants.hpp"
+#include "protocol/secret.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd::controller {
@@ -21,6 +23,14 @@ http::response to_login_form() {
   return res;
 }
 
+// The request carries the metrics token (compared in constant time) and the route takes it.
+bool has_metrics_token(const http::exchange& x, const http::route& found, const auth_view& view) {
+  if (!found.accepts_metrics_token || view.metrics_token.empty()) return false;
+  auto bearer = plants::parse_bearer(x.req.header("Authorization"));
+  return bearer.problem == plants::bearer_problem::none &&
+         secret::constant_time_equal(bearer.token, view.metrics_token);
+}
+
 // With login on, every route but /api/auth/*, the login form and the page's assets needs a live
 // session; the session table is the
 // auth capability's published view, so the check costs no message.
@@ -32,7 +42,8 @@ void login_gate(const std::shared_ptr<http::exchange>& held, const http::route* 
   if (http::same_origin(x.req, x.policy.tls)) x.session_id = cookie_value(x.req, session_cookie);
   if (found && found->needs_credentials) {
     auto view = x.dir.view<auth_view>();
-    if (view && !auth::check_session(*view, x.session_id).authenticated)
+    if (view && !has_metrics_token(x, *found, *view) &&
+        !auth::check_session(*view, x.session_id).authenticated)
       return x.respond(found->handler == http::serve_files
                            ? to_login_form()
                            : x.error(401, "Authentication required"));

@@ -11,6 +11,7 @@
 
 #include "actors/log.hpp"
 #include "gateways/http/request_checks.hpp"
+#include "protocol/metrics.hpp"
 #include "protocol/uri.hpp"
 #include "protocol/validation.hpp"
 
@@ -284,6 +285,14 @@ handler make_router(const directory& dir, io_actor& actor, const listener_policy
       if (allowed.find(r.method) == std::string::npos)
         allowed += (allowed.empty() ? "" : ", ") + std::string(r.method);
     }
+    // Counted when answered, under the route's pattern (GET /metrics names them).
+    const auto index = found ? static_cast<std::size_t>(found - routes.data())
+                             : metrics::request_counts::unmatched;
+    x.respond = [inner = std::move(x.respond), listener = static_cast<std::size_t>(policy.kind),
+                 index](response res) {
+      metrics::requests().count(listener, index, res.status);
+      inner(std::move(res));
+    };
     if (!policy.gate) return run(x, found, allowed);
     policy.gate(held, found, [found, allowed](exchange& next) { run(next, found, allowed); });
   };

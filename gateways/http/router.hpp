@@ -96,6 +96,8 @@ struct route {
   // Static files (handler serve_files): the folder, under the listener's static_root, that the
   // pattern's "{path*}" names a file in.
   std::string_view folder{};
+  // Also open to `Authorization: Bearer <metrics_token>` when that setting is set (GET /metrics).
+  bool accepts_metrics_token = false;
 };
 
 // The handler of a static-file route: the file the rest of the path names in the route's folder

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "actors/log.hpp"
+#include "protocol/metrics.hpp"
 #include "protocol/socketio_codec.hpp"
 
 namespace mixerd::socketio {
@@ -77,6 +78,7 @@ namespace_server::socket* namespace_server::find(const std::weak_ptr<connection>
 
 void namespace_server::on_open(const std::shared_ptr<connection>& conn) {
   auto& s = sockets_[conn.get()];
+  metrics::process().socketio_clients.fetch_add(1, std::memory_order_relaxed);
   s.conn = conn;
   s.decoder = sio::packet_decoder(max_payload_);
 }
@@ -84,6 +86,7 @@ void namespace_server::on_open(const std::shared_ptr<connection>& conn) {
 void namespace_server::on_close(const std::shared_ptr<connection>& conn) {
   auto it = sockets_.find(conn.get());
   if (it == sockets_.end()) return;
+  metrics::process().socketio_clients.fetch_sub(1, std::memory_order_relaxed);
   if (busy_ > 0) {
     it->second.dead = true;
     return;
@@ -203,13 +206,14 @@ void namespace_server::on_state(const std::weak_ptr<connection>& weak, std::uint
   s->held.clear();
   for (const auto& p : held) {
     if (s->dead || !s->conn->send(p)) return;
+    metrics::bump(metrics::process().socketio_events_sent);
   }
 }
 
 void namespace_server::deliver(socket& s, const packet_ptr& packet) {
   if (s.dead || s.state != phase::joined) return;
   if (s.pending_state == 0) {
-    s.conn->send(packet);
+    if (s.conn->send(packet)) metrics::bump(metrics::process().socketio_events_sent);
     return;
   }
   if (s.held.size() >= max_held_) {

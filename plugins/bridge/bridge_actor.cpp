@@ -7,6 +7,7 @@
 #include "plugins/bridge/bridge_internal.hpp"
 #include "protocol/json.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/metrics.hpp"
 
 namespace mixerd {
 
@@ -314,6 +315,7 @@ void on_timer(self_ptr self, const plugin_timer& t) {
     case timer::restart:
       if (!p.proc && p.info.enabled && p.info.state == plugin_state::starting && !st.stopping) {
         ++p.info.restarts;
+        metrics::bump(metrics::process().plugin_restarts);
         start(self, p);
       }
       break;

@@ -28,6 +28,9 @@ NO_UINPUT = "/nonexistent/mixerd-tests/uinput"
 # Nor command the user's music players: tests that want a session bus start a private one
 # (mpris_support.py) and pass its DBUS_SESSION_BUS_ADDRESS.
 NO_SESSION_BUS = "unix:path=/nonexistent/mixerd-tests/dbus/bus"
+# Nor advertise itself on the machine's network (mDNS through the system bus's Avahi):
+# test_mdns.py gives it a private bus in a network namespace of its own.
+NO_SYSTEM_BUS = "unix:path=/nonexistent/mixerd-tests/dbus/system_bus_socket"
 LISTEN_RE = re.compile(r"(controller|notification API|plant store) listening on \S+:(\d+)")
 
 
@@ -148,6 +151,7 @@ class Daemon:
         inherited = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
         self.env = {**inherited, "PULSE_SERVER": NO_AUDIO_SERVER, "MIXERD_UINPUT": NO_UINPUT,
                     "DBUS_SESSION_BUS_ADDRESS": NO_SESSION_BUS,
+                    "DBUS_SYSTEM_BUS_ADDRESS": NO_SYSTEM_BUS,
                     **(env or {})}
         self.proc = None
         self.ports = {}

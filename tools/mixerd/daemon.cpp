@@ -289,6 +289,9 @@ int run_daemon(const cli::options& opts) {
     listeners.push_back(std::move(l));
   }
   if (listeners.size() > 1) *toast_port = listeners[1]->port();
+  if (!listeners.empty())
+    caf::anon_send(actors.dir.get<mdns_actor>(),
+                   mdns_listening{listeners[0]->port(), tls.enabled()});
 
   std::function<void()> wait_reload = [&] {
     reload_signal.async_wait([&](const boost::system::error_code& ec, int) {

@@ -26,11 +26,14 @@ using mixerd::test::next_event;
 namespace {
 
 // Every capability spawned from the system table, as the daemon does, without a device (serial
-// "none") and without an audio server.
+// "none"), without an audio server and without a system bus.
 struct system_fixture {
   m::test::temp_dir data;
   m::test::scoped_env no_audio{"PULSE_SERVER", "unix:/nonexistent/mixerd-unit/pulse/native"};
   m::test::scoped_env no_bus{"DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/mixerd-unit/bus"};
+  // Nor advertise on the machine's network through its Avahi daemon.
+  m::test::scoped_env no_system_bus{"DBUS_SYSTEM_BUS_ADDRESS",
+                                    "unix:path=/nonexistent/mixerd-unit/system_bus_socket"};
   m::test::io_thread io;
   m::test::actor_fixture actors;
   m::running_system running;

@@ -180,6 +180,7 @@ const std::vector<documented_route>& documented_routes() {
       {listener_kind::controller, "GET", "/api/music", true},
       {listener_kind::controller, "GET", "/api/plugins", true},
       {listener_kind::controller, "POST", "/api/plugins/{id}", true},
+      {listener_kind::controller, "GET", "/metrics", true},
       {listener_kind::controller, "GET", "/", true},
       {listener_kind::controller, "GET", "/login", false},
       {listener_kind::controller, "GET", "/assets/{path}", false},
@@ -313,7 +314,7 @@ TEST_CASE("no listener has a route that is not documented") {
       CHECK(documented);
     }
   }
-  CHECK(http::routes_of(listener_kind::controller).size() == 41);
+  CHECK(http::routes_of(listener_kind::controller).size() == 42);
   CHECK(http::routes_of(listener_kind::notification).size() == 7);
   CHECK(http::routes_of(listener_kind::plant_store).size() == 1);
 }

@@ -301,3 +301,10 @@ TEST_CASE("validate checks the plugins key: switches and own settings per plugin
   REQUIRE(settings);
   CHECK(settings->key == "plugins.a.b.settings");
 }
+
+TEST_CASE("validate checks the metrics token and mdns") {
+  check_key("metrics_token", {std::string(16, 'a'), "abc-DEF_012.~+/xyz==", std::string(1024, 'z')},
+            {std::string(15, 'a'), "sixteen chars with spaces", "0123456789abcdef\n",
+             std::string(1025, 'z'), 12345678901234567, nullptr});
+  check_key("mdns", {true, false}, {"true", 1, nullptr});
+}
