@@ -150,7 +150,7 @@ TEST_CASE_FIXTURE(system_fixture, "shutdown stops every capability") {
   std::vector<caf::actor> all;
   for (const auto& phase : running.phases)
     all.insert(all.end(), phase.begin(), phase.end());
-  CHECK(all.size() == 16);
+  CHECK(all.size() == 17);
   caf::scoped_actor watcher{actors.sys};
   for (const auto& a : all)
     watcher->monitor(a);
