@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import MIXERD_BIN, make_cert_pair, write_settings
+from conftest import MIXERD_BIN, make_cert_pair, wait_until, write_settings
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mdns_netns.py")
 TYPES = ("_http._tcp", "_mixerd._tcp")
@@ -67,17 +67,6 @@ def services(ns, type_):
     return found
 
 
-def wait_for(probe, timeout=10, what="condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}; last {value!r}")
-        time.sleep(0.1)
-
-
 def mixerd_services(ns):
     """Both types' mixerd entries, once both are there; None before."""
     both = {}
@@ -90,7 +79,8 @@ def mixerd_services(ns):
 
 
 def expect_advertised(ns, port):
-    found = wait_for(lambda: mixerd_services(ns), what="both services resolved")
+    found = wait_until(lambda: mixerd_services(ns), timeout=10, interval=0.1,
+                       what="both services resolved")
     version = subprocess.run([MIXERD_BIN, "--version"], capture_output=True,
                              text=True).stdout.split()[-1]
     name = "mixerd on " + socket.gethostname()
@@ -125,7 +115,8 @@ def test_with_tls_the_web_type_is_https(netns, data_dir):
     port = netns("mixerd_start", bin=MIXERD_BIN, data_dir=data_dir)["port"]
     netns("wait_log", text="advertised as")
     name = "mixerd on " + socket.gethostname()
-    https = wait_for(lambda: services(netns, "_https._tcp"), what="the https service")
+    https = wait_until(lambda: services(netns, "_https._tcp"), timeout=10, interval=0.1,
+                       what="the https service")
     assert https[name][0] == port and "path=/" in https[name][1]
     assert services(netns, "_mixerd._tcp")[name][0] == port
     assert name not in services(netns, "_http._tcp")
@@ -137,7 +128,7 @@ def test_mdns_false_advertises_nothing_and_sighup_switches(netns, data_dir):
     netns("publish_marker")
     port = netns("mixerd_start", bin=MIXERD_BIN, data_dir=data_dir)["port"]
     # Avahi answers (the marker resolves), and mixerd is not among its services.
-    wait_for(lambda: services(netns, "_marker._tcp"), what="the marker service")
+    wait_until(lambda: services(netns, "_marker._tcp"), timeout=10, interval=0.1, what="the marker service")
     assert mixerd_services(netns) is None
     assert not any(n.startswith("mixerd on ") for n in services(netns, "_http._tcp"))
     # On with SIGHUP, then off again: withdrawn.
@@ -147,8 +138,8 @@ def test_mdns_false_advertises_nothing_and_sighup_switches(netns, data_dir):
     write_settings(data_dir, {"mdns": False})
     netns("mixerd_signal", signal="SIGHUP")
     netns("wait_log", text="mdns off")
-    wait_for(lambda: not any(n.startswith("mixerd on ") for n in services(netns, "_http._tcp")),
-             what="the services withdrawn")
+    wait_until(lambda: not any(n.startswith("mixerd on ") for n in services(netns, "_http._tcp")),
+               timeout=10, interval=0.1, what="the services withdrawn")
 
 
 def test_without_a_system_bus_one_info_line_and_no_delay(daemon_factory):

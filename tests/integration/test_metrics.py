@@ -11,6 +11,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from conftest import MIXERD_BIN, http, wait_until, write_settings
 from plugin_support import install, plugin_info
 from socketio_support import PyClient
+from test_controller_auth import set_password, set_setting
 from test_notification_api import call, key_of, next_toast
 
 SLIDER_ROUTE = "/api/sliders/{index:1-4}"
@@ -149,25 +150,11 @@ def test_plugin_restarts_are_counted(daemon_factory, data_dir):
 
 # ---- Credentials --------------------------------------------------------------------------------
 
-def set_password(data_dir, user="admin", password="correct horse"):
-    r = subprocess.run([MIXERD_BIN, "set-password", user, "--data-dir", data_dir],
-                       input=password + "\n", capture_output=True, text=True, timeout=30)
-    assert r.returncode == 0, r.stderr
-
-
-def add_setting(data_dir, key, value):
-    path = os.path.join(data_dir, "settings.json")
-    with open(path) as f:
-        s = json.load(f)
-    s[key] = value
-    write_settings(data_dir, s)
-
-
 @pytest.fixture
 def secured(daemon_factory, data_dir):
     os.makedirs(data_dir, exist_ok=True)
     set_password(data_dir)
-    add_setting(data_dir, "metrics_token", TOKEN)
+    set_setting(data_dir, "metrics_token", TOKEN)
     return daemon_factory("--serial", "none")
 
 
