@@ -21,9 +21,9 @@ set(MIXERD_UDEV_RULES_DIR /lib/udev/rules.d CACHE PATH "Where the udev rule is i
 install(FILES ${CMAKE_SOURCE_DIR}/conf/99-mixerd.rules DESTINATION ${MIXERD_UDEV_RULES_DIR})
 install(FILES ${CMAKE_SOURCE_DIR}/conf/settings.example.json
         DESTINATION share/doc/mixerd/examples)
-install(FILES ${CMAKE_SOURCE_DIR}/packaging/copyright DESTINATION share/doc/mixerd)
+install(FILES ${CMAKE_SOURCE_DIR}/conf/debian/copyright DESTINATION share/doc/mixerd)
 # Names the mixer's USB id for software centres (and for lintian, since the udev rule grants it).
-install(FILES ${CMAKE_SOURCE_DIR}/packaging/io.github.mixerd.metainfo.xml DESTINATION share/metainfo)
+install(FILES ${CMAKE_SOURCE_DIR}/conf/debian/io.github.mixerd.metainfo.xml DESTINATION share/metainfo)
 
 # Man pages and the changelog are installed gzipped (-9n: the same bytes on every build, as
 # Debian policy asks), like the web controller's files in cmake/stage_web.cmake.
@@ -31,7 +31,7 @@ find_program(MIXERD_GZIP gzip REQUIRED)
 file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/packaging)
 set(package_docs)
 # A version without a Debian revision makes a native package: its changelog is changelog.gz.
-foreach(doc docs/mixerd.1 docs/mixer-sim.1 packaging/changelog)
+foreach(doc docs/mixerd.1 docs/mixer-sim.1 conf/debian/changelog)
   get_filename_component(name ${doc} NAME)
   set(gzipped ${CMAKE_BINARY_DIR}/packaging/${name}.gz)
   add_custom_command(
