@@ -13,6 +13,7 @@
 #include <typeindex>
 #include <vector>
 
+#include "protocol/events.hpp"
 #include "protocol/snapshot.hpp"
 
 namespace mixerd {
@@ -62,6 +63,12 @@ class directory {
 
   void contribute(contribution part) { contributions_.push_back(std::move(part)); }
 
+  // The event types a capability publishes: the daemon's event set is the union of them.
+  void declare(const event_kind_list& kinds) {
+    events_.insert(events_.end(), kinds.begin(), kinds.end());
+  }
+  const event_kind_list& events() const { return events_; }
+
   // initial_state as every capability that contributes sees it now, from their snapshots.
   nlohmann::json initial_state() const;
 
@@ -69,6 +76,7 @@ class directory {
   std::map<std::type_index, caf::strong_actor_ptr> handles_;
   std::map<std::type_index, std::shared_ptr<void>> slots_;
   std::vector<contribution> contributions_;
+  event_kind_list events_;
 };
 
 }  // namespace mixerd

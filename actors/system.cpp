@@ -35,14 +35,15 @@ namespace {
 enum phase : int { producers = 0, consumers = 1, infrastructure = 2, phase_count = 3 };
 
 // One capability: how it is spawned (it adds its handle and views to the directory), when it
-// stops, the hub topics it receives, what it puts into initial_state, and how it learns the
-// handles of rows below it (two capabilities that ask each other, such as macros running a
-// profile and profiles loading macros, cannot both come first).
+// stops, the events it publishes and those it receives, what it puts into initial_state, and how it
+// learns the handles of rows below it (two capabilities that ask each other, such as macros running
+// a profile and profiles loading macros, cannot both come first).
 struct capability_row {
   const char* name;
   caf::actor (*spawn)(caf::actor_system&, const actor_options&, directory&);
   phase stop_phase;
-  topic_set (*topics)();                                        // null: subscribes to nothing
+  event_kind_list (*events)();                                  // null: publishes none
+  event_kind_set (*subscriptions)();                            // null: subscribes to nothing
   void (*contribute)(const directory&, nlohmann::json& state);  // null: contributes nothing
   // Called once every row is spawned, before any gateway opens: sends the actor the handles it
   // needs from rows below it. Null: it needs none.
@@ -61,24 +62,24 @@ const capability_row capability_table[] = {
      [](caf::actor_system& sys, const actor_options&, directory& dir) {
        return registered<hub_actor>(dir, sys.spawn(hub_behavior, limits::hub_max_subscribers));
      },
-     infrastructure, nullptr, nullptr},
+     infrastructure, nullptr, nullptr, nullptr},
     {"settings",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
        return registered<settings_actor>(
            dir, sys.spawn<caf::detached>(settings_behavior, o.paths, o.settings));
      },
-     infrastructure, nullptr, nullptr},
+     infrastructure, nullptr, nullptr, nullptr},
     {"device",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
        return registered<device_actor>(
            dir, sys.spawn(device_behavior, device_config{o.io, o.serial, dir.get<hub_actor>()},
-                          dir.slot(device_status{})));
+                          dir.slot(device_view{})));
      },
-     producers, nullptr,
+     producers, [] { return list_of_kinds<device_status, serial_raw, device_input>(); }, nullptr,
      [](const directory& dir, nlohmann::json& state) {
-       auto device = dir.view<device_status>();
+       auto device = dir.view<device_view>();
        auto audio = dir.view<audio_view>();
-       auto status = device ? *device : device_status{};
+       auto status = device ? *device : device_view{};
        state["status"] = json::status_to_json(status, audio && audio->connected);
        state["connected"] = status.connected;
      }},
@@ -88,7 +89,7 @@ const capability_row capability_table[] = {
            dir, sys.spawn(audio_behavior, dir.get<hub_actor>(), mixer_from_settings(o.settings),
                           dir.slot(audio_view{})));
      },
-     producers, nullptr, nullptr},
+     producers, [] { return list_of_kinds<audio_status>(); }, nullptr, nullptr},
     {"mixer",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
        mixer_wiring wiring{dir.get<device_actor>(), dir.get<hub_actor>(), dir.get<settings_actor>(),
@@ -96,7 +97,9 @@ const capability_row capability_table[] = {
        auto view = dir.slot(mixer_view_of(mixer_from_settings(o.settings)));
        return registered<mixer_actor>(dir, sys.spawn(mixer_behavior, wiring, o.settings, view));
      },
-     producers, mixer_topics,
+     producers,
+     [] { return list_of_kinds<slider_change, assignment_change, mute_change, volume_change>(); },
+     mixer_subscriptions,
      [](const directory& dir, nlohmann::json& state) {
        auto view = dir.view<mixer_view>();
        if (!view) return;
@@ -112,7 +115,8 @@ const capability_row capability_table[] = {
        auto view = dir.slot(macro_view_of(macros::pages_from_settings(o.settings)));
        return registered<macros_actor>(dir, sys.spawn(macro_behavior, wiring, o.settings, view));
      },
-     producers, macro_topics,
+     producers, [] { return list_of_kinds<macro_executed, macro_page_change, macros_change>(); },
+     macro_subscriptions,
      [](const directory& dir, nlohmann::json& state) {
        if (auto view = dir.view<macro_view>()) state["macros"] = macros::to_json(view->set);
      },
@@ -128,14 +132,14 @@ const capability_row capability_table[] = {
        return registered<auth_actor>(
            dir, sys.spawn(auth_behavior, dir.get<settings_actor>(), o.settings, view));
      },
-     producers, nullptr, nullptr},
+     producers, nullptr, nullptr, nullptr},
     {"toast",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
        toast_wiring wiring{dir.get<device_actor>(), dir.get<settings_actor>()};
        auto view = dir.slot(toast_view{toast_handlers_from_settings(o.settings)});
        return registered<toast_actor>(dir, sys.spawn(toast_behavior, wiring, o.settings, view));
      },
-     consumers, toast_topics, nullptr},
+     consumers, nullptr, toast_subscriptions, nullptr},
     {"network",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
        network_config config;
@@ -148,14 +152,14 @@ const capability_row capability_table[] = {
            dir.slot(host_names::make_machine_names(config.host_name, "", config.allowed_hosts));
        return registered<network_actor>(dir, sys.spawn(network_behavior, std::move(config)));
      },
-     consumers, nullptr, nullptr},
+     consumers, nullptr, nullptr, nullptr},
     {"plants",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
        return registered<plants_actor>(
            dir, sys.spawn<caf::detached>(plant_store_behavior, o.paths.data_dir + "/plants.json",
                                          dir.get<settings_actor>(), o.settings));
      },
-     producers, nullptr, nullptr},
+     producers, nullptr, nullptr, nullptr},
     // Home Assistant: its connection lives on the io thread; a toggle's result is a toast.
     {"smarthome",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
@@ -165,7 +169,7 @@ const capability_row capability_table[] = {
        return registered<smarthome_actor>(
            dir, sys.spawn(smarthome_behavior, std::move(wiring), o.settings, view));
      },
-     producers, nullptr,
+     producers, [] { return list_of_kinds<smarthome_change, smarthome_status>(); }, nullptr,
      [](const directory& dir, nlohmann::json& state) {
        auto view = dir.view<smarthome_view>();
        state["smarthome"] = smarthome::view_to_json(view ? *view : smarthome_view{});
@@ -183,7 +187,7 @@ const capability_row capability_table[] = {
        return registered<stream_actor>(
            dir, sys.spawn(stream_behavior, std::move(wiring), std::move(config), view));
      },
-     producers, nullptr,
+     producers, [] { return list_of_kinds<stream_change, stream_status>(); }, nullptr,
      [](const directory& dir, nlohmann::json& state) {
        if (auto view = dir.view<stream_view>()) state["stream"] = stream::state_body(*view);
      }},
@@ -196,7 +200,7 @@ const capability_row capability_table[] = {
        auto view = dir.slot(music_view{});
        return registered<music_actor>(dir, sys.spawn(music_behavior, std::move(wiring), view));
      },
-     producers, nullptr,
+     producers, [] { return list_of_kinds<music_change>(); }, nullptr,
      [](const directory& dir, nlohmann::json& state) {
        if (auto view = dir.view<music_view>()) state["music"] = music::to_json(*view);
      }},
@@ -216,7 +220,7 @@ const capability_row capability_table[] = {
            dir,
            sys.spawn<caf::detached>(profiles_behavior, std::move(wiring), std::move(opened), view));
      },
-     producers, nullptr,
+     producers, [] { return list_of_kinds<profile_change>(); }, nullptr,
      [](const directory& dir, nlohmann::json& state) {
        if (auto view = dir.view<profiles_view>()) state["profiles"] = profiles::list_to_json(*view);
      }},
@@ -227,9 +231,9 @@ const capability_row capability_table[] = {
     {"mqtt",
      [](caf::actor_system& sys, const actor_options& o, directory& dir) {
        mqtt_wiring wiring{
-           dir.get<settings_actor>(),   dir.get<mixer_actor>(),      dir.get<macros_actor>(),
-           dir.get<profiles_actor>(),   dir.source<mixer_view>(),    dir.source<macro_view>(),
-           dir.source<profiles_view>(), dir.source<device_status>(), read_host_name()};
+           dir.get<settings_actor>(),   dir.get<mixer_actor>(),    dir.get<macros_actor>(),
+           dir.get<profiles_actor>(),   dir.source<mixer_view>(),  dir.source<macro_view>(),
+           dir.source<profiles_view>(), dir.source<device_view>(), read_host_name()};
        std::string key;
        std::string error;
        // Validated at start-up (settings_schema): a bad value never gets here.
@@ -238,7 +242,7 @@ const capability_row capability_table[] = {
        return registered<mqtt_actor>(
            dir, sys.spawn<caf::detached>(mqtt_behavior, std::move(wiring), std::move(config)));
      },
-     consumers, mqtt_topics, nullptr},
+     consumers, nullptr, mqtt_subscriptions, nullptr},
     // The plugin host, last: its hooks read every view above, and its plugins' calls reach the
     // device, macros, toasts and settings. A consumer: at stop its plugins get on_unload (2 s
     // grace) while the producers are gone already.
@@ -252,7 +256,7 @@ const capability_row capability_table[] = {
        wiring.settings = dir.get<settings_actor>();
        wiring.toast = dir.get<toast_actor>();
        wiring.macros = dir.get<macros_actor>();
-       wiring.device_view = dir.source<device_status>();
+       wiring.device_source = dir.source<device_view>();
        wiring.mixer = dir.source<mixer_view>();
        wiring.macro_set = dir.source<macro_view>();
        wiring.music = dir.source<music_view>();
@@ -260,7 +264,7 @@ const capability_row capability_table[] = {
        return registered<plugins_actor>(
            dir, sys.spawn(plugins_behavior, std::move(wiring), o.settings, view));
      },
-     consumers, plugin_topics, nullptr},
+     consumers, [] { return list_of_kinds<plugin_status>(); }, plugin_subscriptions, nullptr},
     // Advertises the controller through Avahi once the daemon sends it the bound port
     // (mdns_listening). Detached: Avahi's calls are D-Bus round trips.
     {"mdns",
@@ -269,7 +273,7 @@ const capability_row capability_table[] = {
            dir, sys.spawn<caf::detached>(mdns_behavior, dir.get<settings_actor>(), o.settings,
                                          read_host_name()));
      },
-     consumers, nullptr, nullptr},
+     consumers, nullptr, nullptr, nullptr},
 };
 
 }  // namespace
@@ -292,8 +296,9 @@ void spawn_actors(caf::actor_system& sys, const actor_options& options, running_
     auto actor = row.spawn(sys, options, out.dir);
     spawned.push_back(actor);
     out.phases[row.stop_phase].push_back(actor);
-    if (row.topics)
-      caf::anon_send(out.dir.get<hub_actor>(), caf::subscribe_atom_v, actor, row.topics());
+    if (row.events) out.dir.declare(row.events());
+    if (row.subscriptions)
+      caf::anon_send(out.dir.get<hub_actor>(), caf::subscribe_atom_v, actor, row.subscriptions());
     if (row.contribute) out.dir.contribute(row.contribute);
   }
   std::size_t i = 0;

@@ -35,8 +35,8 @@ struct running_system {
   std::vector<std::vector<caf::actor>> phases;
 };
 
-// Spawns every row of the table in order, subscribes each to its hub topics and registers its
-// initial_state contribution.
+// Spawns every row of the table in order, declares its events, subscribes it to the events it
+// receives and registers its initial_state contribution.
 void spawn_actors(caf::actor_system& sys, const actor_options& options, running_system& out);
 
 // Stops `extra` (the gateways' own actors) with the first phase, then phase by phase; before the

@@ -3,6 +3,18 @@
 #include <algorithm>
 #include <cmath>
 
+#include "protocol/json.hpp"
+
+namespace mixerd {
+
+// ---- Events ------------------------------------------------------------------------------
+
+nlohmann::json audio_status::to_json() const {
+  return {{"connected", connected}, {"server", server}};
+}
+
+}  // namespace mixerd
+
 namespace mixerd::audio {
 
 namespace {

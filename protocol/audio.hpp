@@ -14,9 +14,21 @@
 #include <vector>
 
 #include "protocol/atoms.hpp"
+#include "protocol/events.hpp"
 #include "protocol/types.hpp"
 
 namespace mixerd {
+
+// ---- Events (protocol/events.hpp) ---------------------------------------------------------
+
+// An audio server was attached or lost (`server` names it).
+struct audio_status {
+  static constexpr std::string_view wire_name = "audio_status";
+  static constexpr bool for_clients = true;
+  bool connected = false;
+  std::string server;
+  nlohmann::json to_json() const;
+};
 
 namespace audio {
 

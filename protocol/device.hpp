@@ -10,11 +10,36 @@
 
 #include "protocol/atoms.hpp"
 #include "protocol/device_codec.hpp"
+#include "protocol/events.hpp"
 
 namespace mixerd {
 
-// What the device actor knows of the link. Published as a snapshot on every change.
+// ---- Events (protocol/events.hpp) ---------------------------------------------------------
+
 struct device_status {
+  static constexpr std::string_view wire_name = "device_status";
+  static constexpr bool for_clients = true;
+  bool connected = false;
+  std::string port;
+  nlohmann::json to_json() const;
+};
+// A device line no codec rule understood (boot chatter, newer firmware); for plugins.
+struct serial_raw {
+  static constexpr std::string_view wire_name = "serial_raw";
+  static constexpr bool for_clients = false;
+  std::string line;
+  nlohmann::json to_json() const;
+};
+// Every understood device line, for actors that react to input (mixer, macros, plugins).
+struct device_input {
+  static constexpr std::string_view wire_name = "device_input";
+  static constexpr bool for_clients = false;
+  protocol::device_event input;
+  nlohmann::json to_json() const;
+};
+
+// What the device actor knows of the link. Published as a snapshot on every change.
+struct device_view {
   bool connected = false;
   std::string port;
   std::string page;
@@ -25,7 +50,7 @@ struct device_status {
 // (get_atom, status_atom) -> the status; a host_command is sent to the device while connected
 // and dropped otherwise (the mixer pushes the whole state on every connect).
 using device_actor =
-    caf::typed_actor<caf::replies_to<caf::get_atom, status_atom>::with<device_status>,
+    caf::typed_actor<caf::replies_to<caf::get_atom, status_atom>::with<device_view>,
                      caf::reacts_to<protocol::host_command>>;
 
 }  // namespace mixerd

@@ -12,7 +12,7 @@
 
 namespace mixerd {
 
-using hub_actor = caf::typed_actor<caf::reacts_to<caf::subscribe_atom, caf::actor, topic_set>,
+using hub_actor = caf::typed_actor<caf::reacts_to<caf::subscribe_atom, caf::actor, event_kind_set>,
                                    caf::reacts_to<caf::unsubscribe_atom, caf::actor>,
                                    caf::reacts_to<caf::publish_atom, event>>;
 

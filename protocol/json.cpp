@@ -28,7 +28,7 @@ json mutes_to_json(const mute_states& m) {
   return {{"individual", m.individual}, {"master", m.master}};
 }
 
-json status_to_json(const device_status& d, bool audio_connected) {
+json status_to_json(const device_view& d, bool audio_connected) {
   return {{"connected", d.connected},
           {"port", d.port},
           {"page", d.page},

@@ -20,7 +20,7 @@ json to_json(const assignment& a);
 json slider_to_json(int index, const slider_state& s);  // index 1-4
 json sliders_to_json(const mixer_snapshot& m);          // {"sliders": [...]}
 json mutes_to_json(const mute_states& m);               // {"individual": [...], "master": b}
-json status_to_json(const device_status& d, bool audio_connected);
+json status_to_json(const device_view& d, bool audio_connected);
 json volume_to_json(int volume);          // {"volume": v}
 json to_json(const smarthome_device& d);  // the Smart-home device
 json to_json(const music_state& m);       // the Music state

@@ -2,10 +2,27 @@
 
 #include <string>
 
+#include "protocol/json.hpp"
 #include "protocol/macro_reader.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd {
+
+// ---- Events ------------------------------------------------------------------------------
+
+nlohmann::json macro_executed::to_json() const {
+  nlohmann::json j = {{"page", page}, {"index", index}, {"name", name}, {"ok", ok}};
+  if (!ok) j["error"] = error;
+  return j;
+}
+
+nlohmann::json macro_page_change::to_json() const {
+  return {{"page", page}};
+}
+
+nlohmann::json macros_change::to_json() const {
+  return set;
+}
 
 namespace {
 

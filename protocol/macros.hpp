@@ -15,12 +15,40 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/device.hpp"
 #include "protocol/events.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/snapshot.hpp"
 
 namespace mixerd {
+
+// ---- Events (protocol/events.hpp) ---------------------------------------------------------
+
+// A macro ran (device button or API trigger); `error` only when not ok.
+struct macro_executed {
+  static constexpr std::string_view wire_name = "macro_executed";
+  static constexpr bool for_clients = true;
+  int page = 0;   // 0-3
+  int index = 0;  // 0-8
+  std::string name;
+  bool ok = true;
+  std::string error;
+  nlohmann::json to_json() const;
+};
+struct macro_page_change {
+  static constexpr std::string_view wire_name = "macro_page_change";
+  static constexpr bool for_clients = true;
+  int page = 0;  // 0-3
+  nlohmann::json to_json() const;
+};
+// The whole Macro page set after an edit or a profile load (encoded by the macro actor).
+struct macros_change {
+  static constexpr std::string_view wire_name = "macros_change";
+  static constexpr bool for_clients = true;
+  nlohmann::json set;
+  nlohmann::json to_json() const;
+};
 
 enum class macro_kind {
   none,  // an empty slot
@@ -100,10 +128,10 @@ struct macro_view {
   encoded_once body;
 };
 
-// Hub topics of the macro actor: device input (MACRO,<i>,PRESS and MPAGE,<p>) and device
-// connects (it pushes MPAGE and the 9 MACRO lines of the current page).
-inline topic_set macro_topics() {
-  return topics_of<device_input, device_status_change>();
+// The events (hub subscriptions) of the macro actor: device input (MACRO,<i>,PRESS and MPAGE,<p>)
+// and device connects (it pushes MPAGE and the 9 MACRO lines of the current page).
+inline event_kind_set macro_subscriptions() {
+  return kinds_of<device_input, device_status>();
 }
 
 using macros_actor = caf::typed_actor<caf::replies_to<macro_trigger>::with<macro_trigger_outcome>,

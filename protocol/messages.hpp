@@ -34,7 +34,7 @@
 namespace mixerd {
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, device_status& x) {
+typename Inspector::result_type inspect(Inspector& f, device_view& x) {
   return f(caf::meta::type_name("device_status"), x.connected, x.port, x.page, x.firmware_version,
            x.device_type);
 }
@@ -44,7 +44,7 @@ typename Inspector::result_type inspect(Inspector& f, device_status& x) {
 // Variants, JSON values and snapshots never leave the process: no serialization needed.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(nlohmann::json)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::event)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::topic_set)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::event_kind_set)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::protocol::host_command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mixer_snapshot)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::settings_reloaded)
@@ -124,10 +124,10 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mdns_avahi_changed)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd, caf::first_custom_type_id)
 
-CAF_ADD_TYPE_ID(mixerd, (mixerd::device_status))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::device_view))
 CAF_ADD_TYPE_ID(mixerd, (nlohmann::json))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::event))
-CAF_ADD_TYPE_ID(mixerd, (mixerd::topic_set))
+CAF_ADD_TYPE_ID(mixerd, (mixerd::event_kind_set))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::protocol::host_command))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::mixer_snapshot))
 CAF_ADD_TYPE_ID(mixerd, (mixerd::settings_reloaded))

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "protocol/device.hpp"
 #include "protocol/events.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/settings.hpp"
@@ -19,6 +20,37 @@
 #include "protocol/types.hpp"
 
 namespace mixerd {
+
+// ---- Events (protocol/events.hpp) ---------------------------------------------------------
+
+struct slider_change {
+  static constexpr std::string_view wire_name = "slider_change";
+  static constexpr bool for_clients = true;
+  int index = 1;  // 1-4
+  int value = 0;
+  nlohmann::json to_json() const;
+};
+struct assignment_change {
+  static constexpr std::string_view wire_name = "assignment_change";
+  static constexpr bool for_clients = true;
+  int index = 1;  // 1-4
+  assignment assigned;
+  std::string label;
+  nlohmann::json to_json() const;
+};
+struct mute_change {
+  static constexpr std::string_view wire_name = "mute_change";
+  static constexpr bool for_clients = true;
+  int index = 1;  // 1-4, or protocol::master_index for the master mute ("master" on the wire)
+  bool muted = false;
+  nlohmann::json to_json() const;
+};
+struct volume_change {
+  static constexpr std::string_view wire_name = "volume_change";
+  static constexpr bool for_clients = true;
+  int volume = 0;
+  nlohmann::json to_json() const;
+};
 
 struct slider_state {
   int value = 50;  // 0-100, as last reported by the device or set through the API
@@ -87,9 +119,10 @@ struct master_observed {
   std::uint64_t seq = 0;
 };
 
-// Hub topics of the mixer: device input, and device connects (it pushes the whole state).
-inline topic_set mixer_topics() {
-  return topics_of<device_input, device_status_change>();
+// The events (hub subscriptions) of the mixer: device input, and device connects (it pushes the
+// whole state).
+inline event_kind_set mixer_subscriptions() {
+  return kinds_of<device_input, device_status>();
 }
 
 using mixer_actor =

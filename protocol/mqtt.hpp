@@ -12,15 +12,20 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/device.hpp"
 #include "protocol/events.hpp"
+#include "protocol/macros.hpp"
+#include "protocol/mixer.hpp"
+#include "protocol/profiles.hpp"
 #include "protocol/settings.hpp"
 
 namespace mixerd {
 
-// Hub topics the MQTT actor mirrors as retained states (and re-publishes discovery on).
-inline topic_set mqtt_topics() {
-  return topics_of<slider_change, assignment_change, mute_change, volume_change, profile_change,
-                   macro_page_change, macros_change, device_status_change>();
+// The events (hub subscriptions) the MQTT actor mirrors as retained states (and re-publishes
+// discovery on).
+inline event_kind_set mqtt_subscriptions() {
+  return kinds_of<slider_change, assignment_change, mute_change, volume_change, profile_change,
+                  macro_page_change, macros_change, device_status>();
 }
 
 using mqtt_actor = caf::typed_actor<caf::reacts_to<event>, caf::reacts_to<settings_reloaded>>;

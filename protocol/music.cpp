@@ -11,6 +11,12 @@
 
 namespace mixerd {
 
+// ---- Events ------------------------------------------------------------------------------
+
+nlohmann::json music_change::to_json() const {
+  return state ? json::to_json(*state) : nlohmann::json(nullptr);
+}
+
 bool operator==(const music_state& a, const music_state& b) {
   return a.player == b.player && a.status == b.status && a.title == b.title &&
          a.artist == b.artist && a.album == b.album && a.art_url == b.art_url &&

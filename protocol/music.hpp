@@ -15,10 +15,21 @@
 #include <variant>
 #include <vector>
 
+#include "protocol/events.hpp"
 #include "protocol/toast.hpp"
 #include "protocol/types.hpp"
 
 namespace mixerd {
+
+// ---- Events (protocol/events.hpp) ---------------------------------------------------------
+
+// The active music player's state changed (none: no player; null on the wire).
+struct music_change {
+  static constexpr std::string_view wire_name = "music_change";
+  static constexpr bool for_clients = true;
+  std::optional<music_state> state;
+  nlohmann::json to_json() const;
+};
 
 // One value of a player's Metadata (a{sv}) as the bus carried it. Strings and object paths are
 // strings; every integer type is widened; values of other types are left out.

@@ -7,6 +7,16 @@
 #include "protocol/json.hpp"
 #include "protocol/music.hpp"
 
+namespace mixerd {
+
+// ---- Events ------------------------------------------------------------------------------
+
+nlohmann::json plugin_status::to_json() const {
+  return json::to_json(plugin);
+}
+
+}  // namespace mixerd
+
 namespace mixerd::plugins {
 
 namespace {
@@ -381,36 +391,36 @@ struct input_hooks {
 
 std::vector<hook_call> hooks_of(const event& e, hook_mapper& mapper) {
   std::vector<hook_call> out;
-  if (const auto* in = std::get_if<device_input>(&e)) {
+  if (const auto* in = e.get_if<device_input>()) {
     std::visit(input_hooks{mapper, out}, in->input);
     if (!std::holds_alternative<protocol::dev_pong>(in->input) &&
         !std::holds_alternative<protocol::dev_ack>(in->input))
       out.push_back(
           {"on_serial_receive", njson::array({protocol::encode_device_event(in->input)})});
-  } else if (const auto* raw = std::get_if<serial_raw>(&e)) {
+  } else if (const auto* raw = e.get_if<serial_raw>()) {
     out.push_back({"on_serial_receive", njson::array({raw->line})});
-  } else if (const auto* m = std::get_if<mute_change>(&e)) {
+  } else if (const auto* m = e.get_if<mute_change>()) {
     auto& pending = mapper.pending_mutes;
     auto it = std::find(pending.begin(), pending.end(), m->index);
     if (it != pending.end()) {
       pending.erase(it);
       out.push_back({"on_mute_button", njson::array({mute_index(m->index), m->muted})});
     }
-  } else if (const auto* d = std::get_if<device_status_change>(&e)) {
+  } else if (const auto* d = e.get_if<device_status>()) {
     mapper.pending_mutes.clear();
     if (d->connected)
       out.push_back({"on_device_connect", njson::array({d->port})});
     else
       out.push_back({"on_device_disconnect", njson::array()});
-  } else if (const auto* p = std::get_if<macro_page_change>(&e)) {
+  } else if (const auto* p = e.get_if<macro_page_change>()) {
     mapper.macro_page = p->page;
     out.push_back({"on_macro_page_change", njson::array({p->page})});
-  } else if (const auto* mc = std::get_if<music_change>(&e)) {
+  } else if (const auto* mc = e.get_if<music_change>()) {
     const bool changed = music::is_track_change(mapper.music, mc->state);
     mapper.music = mc->state;
     if (changed)
       out.push_back({"on_music_track_change", njson::array({mixerd::json::to_json(*mc->state)})});
-  } else if (const auto* pc = std::get_if<profile_change>(&e)) {
+  } else if (const auto* pc = e.get_if<profile_change>()) {
     out.push_back({"on_profile_change", njson::array({pc->profile})});
   }
   return out;

@@ -17,11 +17,26 @@
 #include <variant>
 #include <vector>
 
+#include "protocol/device.hpp"
 #include "protocol/events.hpp"
+#include "protocol/macros.hpp"
+#include "protocol/mixer.hpp"
+#include "protocol/music.hpp"
+#include "protocol/profiles.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/types.hpp"
 
 namespace mixerd {
+
+// ---- Events (protocol/events.hpp) ---------------------------------------------------------
+
+// A plugin's state, restarts, last error or switch changed (GET /api/plugins shows the same).
+struct plugin_status {
+  static constexpr std::string_view wire_name = "plugin_status";
+  static constexpr bool for_clients = true;
+  plugin_info plugin;
+  nlohmann::json to_json() const;
+};
 
 // What the bridge publishes after every change (GET /api/plugins): every plugin folder found,
 // the invalid and incompatible ones too, sorted by id.
@@ -66,12 +81,12 @@ using plugins_actor =
                      caf::replies_to<plugin_macro_run>::with<plugin_macro_outcome>,
                      caf::reacts_to<event>, caf::reacts_to<settings_reloaded>>;
 
-// Hub topics of the bridge: exactly what the hooks need. Device lines (sliders, buttons, encoder,
-// pages, raw serial), connects, the mute state after a press, macro page changes, track changes
-// and profile changes.
-inline topic_set plugin_topics() {
-  return topics_of<device_input, serial_raw, device_status_change, mute_change, macro_page_change,
-                   music_change, profile_change>();
+// The events (hub subscriptions) of the bridge: exactly what the hooks need. Device lines (sliders,
+// buttons, encoder, pages, raw serial), connects, the mute state after a press, macro page changes,
+// track changes and profile changes.
+inline event_kind_set plugin_subscriptions() {
+  return kinds_of<device_input, serial_raw, device_status, mute_change, macro_page_change,
+                  music_change, profile_change>();
 }
 
 namespace plugins {

@@ -7,6 +7,16 @@
 #include "protocol/limits.hpp"
 #include "protocol/validation.hpp"
 
+namespace mixerd {
+
+// ---- Events ------------------------------------------------------------------------------
+
+nlohmann::json profile_change::to_json() const {
+  return {{"profile", profile}};
+}
+
+}  // namespace mixerd
+
 namespace mixerd::profiles {
 
 namespace {

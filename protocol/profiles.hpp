@@ -12,12 +12,22 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/events.hpp"
 #include "protocol/macros.hpp"
 #include "protocol/mixer.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/snapshot.hpp"
 
 namespace mixerd {
+
+// ---- Events (protocol/events.hpp) ---------------------------------------------------------
+
+struct profile_change {
+  static constexpr std::string_view wire_name = "profile_change";
+  static constexpr bool for_clients = true;
+  std::string profile;
+  nlohmann::json to_json() const;
+};
 
 // What a profile holds besides its name: the mixer's part and the macro pages.
 struct profile_content {

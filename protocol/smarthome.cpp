@@ -7,6 +7,20 @@
 #include "protocol/limits.hpp"
 #include "protocol/validation.hpp"
 
+namespace mixerd {
+
+// ---- Events ------------------------------------------------------------------------------
+
+nlohmann::json smarthome_change::to_json() const {
+  return json::to_json(device);
+}
+
+nlohmann::json smarthome_status::to_json() const {
+  return {{"connected", connected}};
+}
+
+}  // namespace mixerd
+
 namespace mixerd::smarthome {
 
 namespace {

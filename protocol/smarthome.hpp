@@ -15,11 +15,29 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/events.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/types.hpp"
 #include "protocol/uri.hpp"
 
 namespace mixerd {
+
+// ---- Events (protocol/events.hpp) ---------------------------------------------------------
+
+// A listed Home Assistant entity changed (state, brightness or name).
+struct smarthome_change {
+  static constexpr std::string_view wire_name = "smarthome_change";
+  static constexpr bool for_clients = true;
+  smarthome_device device;
+  nlohmann::json to_json() const;
+};
+// The Home Assistant connection: authenticated and states loaded, or not.
+struct smarthome_status {
+  static constexpr std::string_view wire_name = "smarthome_status";
+  static constexpr bool for_clients = true;
+  bool connected = false;
+  nlohmann::json to_json() const;
+};
 
 // ---- Requests to the smart-home actor --------------------------------------------------------
 

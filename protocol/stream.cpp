@@ -9,6 +9,20 @@
 #include "protocol/json.hpp"
 #include "protocol/validation.hpp"
 
+namespace mixerd {
+
+// ---- Events ------------------------------------------------------------------------------
+
+nlohmann::json stream_change::to_json() const {
+  return {{"scene", scene}};
+}
+
+nlohmann::json stream_status::to_json() const {
+  return {{"connected", connected}, {"streaming", streaming}, {"recording", recording}};
+}
+
+}  // namespace mixerd
+
 namespace mixerd::stream {
 
 namespace {

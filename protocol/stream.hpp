@@ -15,11 +15,31 @@
 #include <variant>
 #include <vector>
 
+#include "protocol/events.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/toast.hpp"
 #include "protocol/uri.hpp"
 
 namespace mixerd {
+
+// ---- Events (protocol/events.hpp) ---------------------------------------------------------
+
+// The streaming software's program scene changed.
+struct stream_change {
+  static constexpr std::string_view wire_name = "stream_change";
+  static constexpr bool for_clients = true;
+  std::string scene;
+  nlohmann::json to_json() const;
+};
+// The streaming software's connection, streaming and recording state.
+struct stream_status {
+  static constexpr std::string_view wire_name = "stream_status";
+  static constexpr bool for_clients = true;
+  bool connected = false;
+  bool streaming = false;
+  bool recording = false;
+  nlohmann::json to_json() const;
+};
 
 // A source of the program scene (a scene item): its name, OBS's item id, visible or not.
 struct stream_source_item {

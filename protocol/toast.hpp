@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "protocol/atoms.hpp"
+#include "protocol/audio.hpp"
+#include "protocol/device.hpp"
 #include "protocol/device_codec.hpp"
 #include "protocol/events.hpp"
 #include "protocol/limits.hpp"
@@ -99,9 +101,10 @@ struct toast_view {
   toast_handler_list handlers;
 };
 
-// Hub topics of the toast actor: device and audio server connects and disconnects become toasts.
-inline topic_set toast_topics() {
-  return topics_of<device_status_change, audio_status_change>();
+// The events (hub subscriptions) of the toast actor: device and audio server connects and
+// disconnects become toasts.
+inline event_kind_set toast_subscriptions() {
+  return kinds_of<device_status, audio_status>();
 }
 
 using toast_actor =

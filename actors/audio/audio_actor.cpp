@@ -98,7 +98,7 @@ void publish_view(self_ptr self) {
 void publish_status(self_ptr self) {
   const auto& st = self->state;
   publish_view(self);
-  self->send(st.hub, caf::publish_atom_v, event{audio_status_change{st.connected, st.server}});
+  self->send(st.hub, caf::publish_atom_v, event{audio_status{st.connected, st.server}});
 }
 
 void forget_server(self_ptr self) {

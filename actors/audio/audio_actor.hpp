@@ -4,7 +4,7 @@
 // connects with back-off, re-applies the desired state after every (re)connect, gives streams
 // that appear for an assigned app the slider's level, sets back streams that change their own
 // volume (per slider, `enforce`), and reports outside changes of the default sink to its watchers
-// as master_observed. Connection changes go to the hub as audio_status_change; the link and the
+// as master_observed. Connection changes go to the hub as audio_status; the link and the
 // live streams are published as an audio_view. Interface: protocol/audio.hpp.
 #pragma once
 

@@ -42,7 +42,7 @@ void drop_link(self_ptr self, const std::string& reason) {
     st.status.connected = false;
     publish_status(self);
     log::warn(component, "disconnected from ", st.status.port, ": ", reason);
-    publish(self, device_status_change{false, st.status.port});
+    publish(self, device_status{false, st.status.port});
   } else if (!st.told_searching) {
     // Say once why the device is not there; repeating it every back-off floods the log.
     log::info(component, reason, "; retrying");
@@ -122,7 +122,7 @@ void on_line(self_ptr self, const std::string& line, bool overlong) {
     if (st.was_connected) metrics::bump(metrics::process().device_reconnects);
     st.was_connected = true;
     publish_status(self);
-    publish(self, device_status_change{true, st.path});
+    publish(self, device_status{true, st.path});
   }
   if (overlong) {
     log_unusable(st, log::level::warn,
@@ -165,7 +165,7 @@ void on_keepalive(self_ptr self) {
 
 device_impl::behavior_type device_behavior(device_impl::stateful_pointer<device_state> self,
                                            device_config config,
-                                           std::shared_ptr<published<device_status>> status) {
+                                           std::shared_ptr<published<device_view>> status) {
   self->state.config = std::move(config);
   self->state.published_status = std::move(status);
   publish_status(self);

@@ -32,8 +32,8 @@ struct device_config {
 
 struct device_state {
   device_config config;
-  device_status status;
-  std::shared_ptr<published<device_status>> published_status;
+  device_view status;
+  std::shared_ptr<published<device_view>> published_status;
   std::string path;  // the port being opened or in use
   std::shared_ptr<serial_link> link;
   std::uint64_t generation = 0;  // of the current link; older links' messages are dropped
@@ -66,6 +66,6 @@ using device_impl =
 
 device_impl::behavior_type device_behavior(device_impl::stateful_pointer<device_state> self,
                                            device_config config,
-                                           std::shared_ptr<published<device_status>> status);
+                                           std::shared_ptr<published<device_view>> status);
 
 }  // namespace mixerd

@@ -22,12 +22,12 @@ hub_actor::behavior_type hub_behavior(hub_actor::stateful_pointer<hub_state> sel
   self->set_down_handler(
       [self](const caf::down_msg& down) { remove(self->state.subscribers, down.source); });
   return {
-      [self](caf::subscribe_atom, caf::actor& who, topic_set topics) {
+      [self](caf::subscribe_atom, caf::actor& who, event_kind_set kinds) {
         auto& subs = self->state.subscribers;
         auto known = std::find_if(subs.begin(), subs.end(),
                                   [&](const hub_state::subscriber& s) { return s.who == who; });
         if (known != subs.end()) {
-          known->topics = topics;
+          known->kinds = kinds;
           return;
         }
         if (subs.size() >= self->state.max_subscribers) {
@@ -35,18 +35,19 @@ hub_actor::behavior_type hub_behavior(hub_actor::stateful_pointer<hub_state> sel
           return;
         }
         self->monitor(who);
-        subs.push_back({std::move(who), topics});
+        subs.push_back({std::move(who), kinds});
       },
       [self](caf::unsubscribe_atom, const caf::actor& who) {
         self->demonitor(who);
         remove(self->state.subscribers, who.address());
       },
       [self](caf::publish_atom, const event& e) {
-        const auto topic = topic_of(e);
+        if (e.empty()) return;
+        const auto kind = e.kind().index;
         // One message object shared by all subscribers: CAF messages are copy-on-write.
         caf::message msg;
         for (auto& s : self->state.subscribers) {
-          if (!s.topics.test(topic)) continue;
+          if (!s.kinds.test(kind)) continue;
           if (msg.empty()) msg = caf::make_message(e);
           caf::anon_send(s.who, msg);
         }

@@ -14,7 +14,7 @@ namespace mixerd {
 struct hub_state {
   struct subscriber {
     caf::actor who;
-    topic_set topics;
+    event_kind_set kinds;
   };
   std::vector<subscriber> subscribers;
   std::size_t max_subscribers = 0;

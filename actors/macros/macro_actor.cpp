@@ -255,9 +255,9 @@ macros_impl::behavior_type macro_behavior(macros_impl::stateful_pointer<macro_st
       [self](const macro_page_rename& req) { return rename(self, req); },
       [self](const macro_replace& req) { return replace(self, req); },
       [self](const event& e) {
-        if (auto in = std::get_if<device_input>(&e)) {
+        if (auto in = e.get_if<device_input>()) {
           on_device_input(self, in->input);
-        } else if (auto status = std::get_if<device_status_change>(&e)) {
+        } else if (auto status = e.get_if<device_status>()) {
           if (status->connected) push_page(self);
         }
       },

@@ -307,9 +307,9 @@ mixer_actor::behavior_type mixer_behavior(mixer_actor::stateful_pointer<mixer_st
       [self](caf::get_atom) { return self->state.mix; },
       [self](const event& e) {
         changing(self, [&] {
-          if (auto in = std::get_if<device_input>(&e)) {
+          if (auto in = e.get_if<device_input>()) {
             on_device_input(self, in->input);
-          } else if (auto status = std::get_if<device_status_change>(&e)) {
+          } else if (auto status = e.get_if<device_status>()) {
             if (status->connected) push_all(self);
           }
         });

@@ -126,38 +126,33 @@ void put_everything(self_ptr self) {
 void on_event(self_ptr self, const event& e) {
   auto& st = self->state;
   if (!st.connected) return;
-  std::visit(
-      [self, &st](const auto& x) {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, slider_change>) {
-          put_state(self, {entity_kind::slider, x.index}, std::to_string(x.value));
-        } else if constexpr (std::is_same_v<T, assignment_change>) {
-          if (x.index < 1 || x.index > limits::slider_count) return;
-          if (st.slider_names[x.index - 1] == x.label) return;
-          st.slider_names[x.index - 1] = x.label;
-          put_slider_config(self, x.index);
-        } else if constexpr (std::is_same_v<T, mute_change>) {
-          if (x.index == protocol::master_index)
-            put_state(self, {entity_kind::master_mute, 0}, mqtt::on_off(x.muted));
-          else
-            put_state(self, {entity_kind::mute, x.index}, mqtt::on_off(x.muted));
-        } else if constexpr (std::is_same_v<T, volume_change>) {
-          put_state(self, {entity_kind::master_volume, 0}, std::to_string(x.volume));
-        } else if constexpr (std::is_same_v<T, profile_change>) {
-          put_state(self, {entity_kind::profile, 0}, x.profile);
-        } else if constexpr (std::is_same_v<T, macro_page_change>) {
-          if (x.page < 0 || x.page >= limits::macro_page_count) return;
-          st.pages.current_page = x.page;
-          sync_macros(self, false);
-        } else if constexpr (std::is_same_v<T, macros_change>) {
-          // The whole set, in the layout of settings.json's "macros".
-          st.pages = macros::pages_from_settings(nlohmann::json{{"macros", x.set}});
-          sync_macros(self, false);
-        } else if constexpr (std::is_same_v<T, device_status_change>) {
-          put_state(self, {entity_kind::device, 0}, mqtt::on_off(x.connected));
-        }
-      },
-      e);
+  if (const auto* x = e.get_if<slider_change>()) {
+    put_state(self, {entity_kind::slider, x->index}, std::to_string(x->value));
+  } else if (const auto* x = e.get_if<assignment_change>()) {
+    if (x->index < 1 || x->index > limits::slider_count) return;
+    if (st.slider_names[x->index - 1] == x->label) return;
+    st.slider_names[x->index - 1] = x->label;
+    put_slider_config(self, x->index);
+  } else if (const auto* x = e.get_if<mute_change>()) {
+    if (x->index == protocol::master_index)
+      put_state(self, {entity_kind::master_mute, 0}, mqtt::on_off(x->muted));
+    else
+      put_state(self, {entity_kind::mute, x->index}, mqtt::on_off(x->muted));
+  } else if (const auto* x = e.get_if<volume_change>()) {
+    put_state(self, {entity_kind::master_volume, 0}, std::to_string(x->volume));
+  } else if (const auto* x = e.get_if<profile_change>()) {
+    put_state(self, {entity_kind::profile, 0}, x->profile);
+  } else if (const auto* x = e.get_if<macro_page_change>()) {
+    if (x->page < 0 || x->page >= limits::macro_page_count) return;
+    st.pages.current_page = x->page;
+    sync_macros(self, false);
+  } else if (const auto* x = e.get_if<macros_change>()) {
+    // The whole set, in the layout of settings.json's "macros".
+    st.pages = macros::pages_from_settings(nlohmann::json{{"macros", x->set}});
+    sync_macros(self, false);
+  } else if (const auto* x = e.get_if<device_status>()) {
+    put_state(self, {entity_kind::device, 0}, mqtt::on_off(x->connected));
+  }
 }
 
 // ---- Commands ---------------------------------------------------------------------------------

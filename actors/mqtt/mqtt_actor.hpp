@@ -41,7 +41,7 @@ struct mqtt_wiring {
   std::shared_ptr<const published<mixer_view>> mixer_state;
   std::shared_ptr<const published<macro_view>> macro_state;
   std::shared_ptr<const published<profiles_view>> profiles_state;
-  std::shared_ptr<const published<device_status>> device_state;
+  std::shared_ptr<const published<device_view>> device_state;
   std::string host_name;  // the default node_id
 };
 

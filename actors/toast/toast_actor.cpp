@@ -73,7 +73,7 @@ void deliver(self_ptr self, std::string handler, toast_content toast, Done done)
   self->request(self->state.wiring.device, limits::actor_request_timeout, caf::get_atom_v,
                 status_atom_v)
       .then(
-          [self, handler, toast, done](const device_status& status) mutable {
+          [self, handler, toast, done](const device_view& status) mutable {
             if (!status.connected) {
               remember(self, {handler, toast, outcome::device_offline, false,
                               std::chrono::system_clock::now()});
@@ -86,7 +86,7 @@ void deliver(self_ptr self, std::string handler, toast_content toast, Done done)
 }
 
 // The system handler: the device's own link, on the device's screen when it can be.
-void on_device_status(self_ptr self, const device_status_change& change) {
+void on_device_status(self_ptr self, const device_status& change) {
   auto& st = self->state;
   toast_content t;
   if (change.connected) {
@@ -106,7 +106,7 @@ void on_device_status(self_ptr self, const device_status_change& change) {
 
 // The system handler: the audio server going away (and coming back after that). The first
 // connect at start is no news and shows nothing.
-void on_audio_status(self_ptr self, const audio_status_change& change) {
+void on_audio_status(self_ptr self, const audio_status& change) {
   // The audio actor announces "not connected" only when it loses a server it had, so a loss
   // needs no earlier "connected" here: that one may have been published before this actor
   // subscribed (the audio actor starts first and may connect at once).
@@ -222,8 +222,8 @@ toast_actor::behavior_type toast_behavior(toast_actor::stateful_pointer<toast_ac
         return toast_history(self->state.history.begin(), self->state.history.end());
       },
       [self](const event& e) {
-        if (auto* change = std::get_if<device_status_change>(&e)) on_device_status(self, *change);
-        if (auto* audio = std::get_if<audio_status_change>(&e)) on_audio_status(self, *audio);
+        if (auto* change = e.get_if<device_status>()) on_device_status(self, *change);
+        if (auto* audio = e.get_if<audio_status>()) on_audio_status(self, *audio);
       },
       [self](const settings_reloaded& reloaded) {
         auto& s = reloaded.settings;

@@ -9,9 +9,9 @@ namespace mixerd::controller {
 namespace {
 
 void get_status(http::exchange& x) {
-  auto device = x.dir.view<device_status>();
+  auto device = x.dir.view<device_view>();
   auto audio = x.dir.view<audio_view>();
-  reply(x, json::status_to_json(device ? *device : device_status{}, audio && audio->connected));
+  reply(x, json::status_to_json(device ? *device : device_view{}, audio && audio->connected));
 }
 
 const http::route_registration routes{http::listener_kind::controller,

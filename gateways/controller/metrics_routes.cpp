@@ -55,7 +55,7 @@ void get_metrics(http::exchange& x) {
              "Live events sent to Socket.IO clients (one per client and event).", "counter");
   out.sample("mixerd_socketio_events_sent_total", load(c.socketio_events_sent));
   out.family("mixerd_device_connected", "1 while the mixer device is connected.", "gauge");
-  auto device = x.dir.view<device_status>();
+  auto device = x.dir.view<device_view>();
   out.sample("mixerd_device_connected", std::uint64_t{device && device->connected ? 1u : 0u});
   out.family("mixerd_device_reconnects_total", "Links to the device made again after one was lost.",
              "counter");

@@ -1,4 +1,4 @@
-// The actor side of Socket.IO: sio_broadcaster subscribes to the hub's client topics and
+// The actor side of Socket.IO: sio_broadcaster subscribes to the events clients see and
 // encodes each event ONCE into its wire text, from the event's own name and JSON mapping, handing
 // the shared bytes to `deliver`, which posts them to the io thread.
 #pragma once
@@ -19,6 +19,8 @@ using deliver_fn = std::function<void(std::shared_ptr<const std::string>)>;
 // The Socket.IO text of an event, e.g. `42["slider_change",{"index":1,"value":5}]`.
 std::string encode_event(const event& e);
 
-caf::behavior sio_broadcaster(caf::event_based_actor* self, hub_actor hub, deliver_fn deliver);
+// `kinds`: the events clients see (client_kinds of what the capabilities declare).
+caf::behavior sio_broadcaster(caf::event_based_actor* self, hub_actor hub, event_kind_set kinds,
+                              deliver_fn deliver);
 
 }  // namespace mixerd::socketio

@@ -87,11 +87,12 @@ service::service(caf::actor_system& sys, boost::asio::io_context& io, const dire
   engine_ = std::make_shared<engine>(io, eo, namespace_->hooks());
 
   std::weak_ptr<namespace_server> weak = namespace_;
-  broadcaster_ = sys.spawn(sio_broadcaster, dir.get<hub_actor>(), [&io, weak](packet_ptr packet) {
-    boost::asio::post(io, [weak, packet = std::move(packet)] {
-      if (auto ns = weak.lock()) ns->broadcast(packet);
-    });
-  });
+  broadcaster_ = sys.spawn(sio_broadcaster, dir.get<hub_actor>(), client_kinds(dir.events()),
+                           [&io, weak](packet_ptr packet) {
+                             boost::asio::post(io, [weak, packet = std::move(packet)] {
+                               if (auto ns = weak.lock()) ns->broadcast(packet);
+                             });
+                           });
   log::info("socket.io", "ping every ", options.ping_interval_ms, " ms, timeout ",
             options.ping_timeout_ms, " ms; namespace connect within ", options.connect_timeout_ms,
             " ms; at most ", options.max_sessions, " sessions, ", options.max_sessions_per_address,

@@ -71,7 +71,7 @@ void post_handler(http::exchange& x) {
 }
 
 void get_status(http::exchange& x) {
-  auto device = x.dir.view<device_status>();
+  auto device = x.dir.view<device_view>();
   const auto window = std::chrono::duration_cast<std::chrono::seconds>(limits::toast_rate_window);
   x.respond(json_response(200, {{"status", "success"},
                                 {"server_running", true},

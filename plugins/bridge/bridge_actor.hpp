@@ -41,7 +41,7 @@ struct plugins_wiring {
   toast_actor toast;
   macros_actor macros;
   // The views method calls read (null: that capability does not run).
-  std::shared_ptr<const published<device_status>> device_view;
+  std::shared_ptr<const published<device_view>> device_source;
   std::shared_ptr<const published<mixer_view>> mixer;
   std::shared_ptr<const published<macro_view>> macro_set;
   std::shared_ptr<const published<music_view>> music;

@@ -84,9 +84,9 @@ json own_settings(const plugins_bridge_state& st, const std::string& id) {
 }
 
 json device_state(const plugins_wiring& w) {
-  auto device = w.device_view ? w.device_view->load() : nullptr;
+  auto device = w.device_source ? w.device_source->load() : nullptr;
   auto mixer = w.mixer ? w.mixer->load() : nullptr;
-  const auto status = device ? *device : device_status{};
+  const auto status = device ? *device : device_view{};
   const auto mix = mixer ? mixer->mix : mixer_snapshot{};
   return {{"connected", status.connected},
           {"port", status.port},
@@ -116,7 +116,7 @@ answer send_serial(self_ptr self, const json& args) {
   if (std::any_of(command.begin(), command.end(), validation::is_control_byte))
     return value_error("command holds a control byte (it must be one line)");
   auto& w = self->state.wiring;
-  auto status = w.device_view ? w.device_view->load() : nullptr;
+  auto status = w.device_source ? w.device_source->load() : nullptr;
   if (!w.device || !status || !status->connected) return json(false);
   self->send(w.device, protocol::host_command{protocol::cmd_unknown{command}});
   return json(true);

@@ -142,7 +142,7 @@ inline macros_actor::behavior_type macros_backend() {
 
 inline device_actor::behavior_type device_backend() {
   return {
-      [](caf::get_atom, status_atom) -> device_status { not_from_a_route("device status"); },
+      [](caf::get_atom, status_atom) -> device_view { not_from_a_route("device status"); },
       [](const protocol::host_command&) { not_from_a_route("device command"); },
   };
 }
@@ -332,7 +332,7 @@ class capabilities {
  public:
   capabilities(caf::actor_system& sys, directory& dir)
       : mixer_(dir.slot(mixer_view{})),
-        device_(dir.slot(device_status{})),
+        device_(dir.slot(device_view{})),
         audio_(dir.slot(audio_view{})),
         auth_(dir.slot(auth_view{})),
         toast_(dir.slot(toast_view{})),
@@ -365,7 +365,7 @@ class capabilities {
 
     // Text from the device and from the audio server may be invalid UTF-8.
     device_->store(
-        device_status{pick(1, 2) == 0, "/dev/ttyACM0", "MAIN", "2.0.0", "Mixlar \xe2\x82 Mix"});
+        device_view{pick(1, 2) == 0, "/dev/ttyACM0", "MAIN", "2.0.0", "Mixlar \xe2\x82 Mix"});
 
     audio_->store(audio_view{pick(22, 2) == 0,
                              "PulseAudio 16.1",
@@ -408,7 +408,7 @@ class capabilities {
 
  private:
   std::shared_ptr<published<mixer_view>> mixer_;
-  std::shared_ptr<published<device_status>> device_;
+  std::shared_ptr<published<device_view>> device_;
   std::shared_ptr<published<audio_view>> audio_;
   std::shared_ptr<published<auth_view>> auth_;
   std::shared_ptr<published<toast_view>> toast_;

@@ -32,7 +32,7 @@ using mixerd::audio_master_level;
 using mixerd::audio_sessions;
 using mixerd::audio_slider_level;
 using mixerd::audio_slider_target;
-using mixerd::audio_status_change;
+using mixerd::audio_status;
 using mixerd::audio_view;
 using mixerd::event;
 using mixerd::master_observed;
@@ -104,7 +104,7 @@ TEST_CASE("without an audio server the audio actor answers, publishes disconnect
       [](const caf::down_msg& d) { FAIL("audio actor down: ", caf::to_string(d.reason)); },
       [](const master_observed&) { FAIL("master_observed without a server"); },
       caf::after(std::chrono::milliseconds(0)) >> [] {});
-  f.hub->receive([](caf::publish_atom, const event& e) { FAIL("published ", event_name(e)); },
+  f.hub->receive([](caf::publish_atom, const event& e) { FAIL("published ", e.wire_name()); },
                  caf::after(std::chrono::milliseconds(0)) >> [] {});
 }
 
@@ -257,7 +257,7 @@ TEST_CASE("with a real audio server the audio actor connects, lists streams and 
   audio_fixture f(pulse.address(), initial);
 
   // The connect is announced on the hub and published in the view.
-  auto change = as<audio_status_change>(mixerd::test::next_published(f.hub));
+  auto change = as<audio_status>(mixerd::test::next_published(f.hub));
   CHECK(change.connected);
   CHECK(change.server.find("pulseaudio") != std::string::npos);
   auto v = f.latest();
@@ -308,7 +308,7 @@ TEST_CASE("with a real audio server the audio actor connects, lists streams and 
 
   // The server going away is announced and published.
   pulse.kill();
-  change = as<audio_status_change>(mixerd::test::next_published(f.hub));
+  change = as<audio_status>(mixerd::test::next_published(f.hub));
   CHECK_FALSE(change.connected);
   CHECK_FALSE(f.latest()->connected);
   CHECK(f.sessions().empty());

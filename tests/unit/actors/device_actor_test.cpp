@@ -91,7 +91,7 @@ struct device_fixture {
   test::actor_fixture actors;
   pty port;
   caf::scoped_actor hub{actors.sys};
-  std::shared_ptr<published<device_status>> view = std::make_shared<published<device_status>>();
+  std::shared_ptr<published<device_view>> view = std::make_shared<published<device_view>>();
   device_actor device;
 
   device_fixture() {
@@ -100,8 +100,8 @@ struct device_fixture {
   }
 
   // Asked through the device's interface; the published status must agree with the answer.
-  device_status status() {
-    auto out = test::ask<device_status>(hub, device, caf::get_atom_v, status_atom_v);
+  device_view status() {
+    auto out = test::ask<device_view>(hub, device, caf::get_atom_v, status_atom_v);
     auto seen = view->load();
     REQUIRE(seen != nullptr);
     CHECK(seen->connected == out.connected);
@@ -116,7 +116,7 @@ struct device_fixture {
   void connect() {
     REQUIRE(port.read_line() == std::optional<std::string>("READY"));
     port.write("ACK,READY\nFW_VER,2.0.0\n");
-    auto change = as<device_status_change>(next_published(hub));
+    auto change = as<device_status>(next_published(hub));
     CHECK(change.connected);
     CHECK(change.port == port.path);
     auto ack = as<device_input>(next_published(hub));
@@ -131,12 +131,12 @@ struct device_fixture {
 }  // namespace
 
 TEST_CASE_FIXTURE(device_fixture, "device actor sends READY and connects on ACK READY") {
-  const device_status before = status();
+  const device_view before = status();
   CHECK_FALSE(before.connected);
   CHECK(before.firmware_version.empty());
 
   connect();
-  const device_status after = status();
+  const device_view after = status();
   CHECK(after.connected);
   CHECK(after.port == port.path);
   CHECK(after.firmware_version == "2.0.0");
@@ -165,7 +165,7 @@ TEST_CASE_FIXTURE(device_fixture, "device actor publishes device input and raw l
 TEST_CASE_FIXTURE(device_fixture, "device actor connects on any first line") {
   REQUIRE(port.read_line() == std::optional<std::string>("READY"));
   port.write("SLIDER,2,10\n");
-  auto change = as<device_status_change>(next_published(hub));
+  auto change = as<device_status>(next_published(hub));
   CHECK(change.connected);
   auto input = as<device_input>(next_published(hub));
   CHECK(std::holds_alternative<protocol::dev_slider>(input.input));
@@ -176,7 +176,7 @@ TEST_CASE_FIXTURE(device_fixture, "device actor writes host commands as lines") 
   // Not connected yet: the command is dropped (the mixer pushes everything on connect).
   hub->send(device, protocol::host_command{protocol::cmd_master{10}});
   port.write("ACK,READY\n");
-  CHECK(as<device_status_change>(next_published(hub)).connected);
+  CHECK(as<device_status>(next_published(hub)).connected);
 
   hub->send(device, protocol::host_command{protocol::cmd_master{30}});
   CHECK(port.read_command() == std::optional<std::string>("MASTER,30"));
@@ -189,9 +189,9 @@ TEST_CASE_FIXTURE(device_fixture, "device actor writes host commands as lines") 
 TEST_CASE_FIXTURE(device_fixture, "device actor announces the disconnect when the port hangs up") {
   connect();
   port.close_master();
-  auto change = as<device_status_change>(next_published(hub));
+  auto change = as<device_status>(next_published(hub));
   CHECK_FALSE(change.connected);
   CHECK(change.port == port.path);
-  const device_status after = status();
+  const device_view after = status();
   CHECK_FALSE(after.connected);
 }

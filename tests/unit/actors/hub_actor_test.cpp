@@ -18,11 +18,12 @@ namespace {
 
 constexpr std::size_t many = 16;  // subscriber limit for the tests that do not test it
 
-topic_set every_topic() {
-  return topic_set().set();
+event_kind_set every_topic() {
+  return event_kind_set().set();
 }
 
-void subscribe(caf::scoped_actor& who, const hub_actor& hub, topic_set topics = every_topic()) {
+void subscribe(caf::scoped_actor& who, const hub_actor& hub,
+               event_kind_set topics = every_topic()) {
   who->send(hub, caf::subscribe_atom_v, caf::actor{who}, topics);
 }
 
@@ -166,18 +167,18 @@ TEST_CASE("hub delivers to a subscriber only the topics it named") {
   auto hub = f.spawn(hub_behavior, many);
   caf::scoped_actor sliders{f.sys};
   caf::scoped_actor device{f.sys};
-  subscribe(sliders, hub, topics_of<slider_change>());
-  subscribe(device, hub, topics_of<device_status_change, serial_raw>());
+  subscribe(sliders, hub, kinds_of<slider_change>());
+  subscribe(device, hub, kinds_of<device_status, serial_raw>());
   publish(sliders, hub, volume_change{10});  // nobody's topic
   publish(sliders, hub, slider_change{1, 5});
   publish(sliders, hub, serial_raw{"ADC: OK"});
-  publish(sliders, hub, device_status_change{true, "/dev/ttyACM0"});
+  publish(sliders, hub, device_status{true, "/dev/ttyACM0"});
   publish(sliders, hub, slider_change{2, 6});
   // Each gets its own topics in order; an event of another topic would have come first.
   CHECK(as<slider_change>(next_event(sliders)).value == 5);
   CHECK(as<slider_change>(next_event(sliders)).value == 6);
   CHECK(as<serial_raw>(next_event(device)).line == "ADC: OK");
-  CHECK(as<device_status_change>(next_event(device)).connected);
+  CHECK(as<device_status>(next_event(device)).connected);
   // Nothing else is on its way: a probe published now is the next thing each receives.
   publish(sliders, hub, slider_change{3, 7});
   publish(sliders, hub, serial_raw{"probe"});
@@ -189,10 +190,10 @@ TEST_CASE("hub: subscribing again replaces the topics") {
   actor_fixture f;
   auto hub = f.spawn(hub_behavior, many);
   caf::scoped_actor a{f.sys};
-  subscribe(a, hub, topics_of<volume_change>());
+  subscribe(a, hub, kinds_of<volume_change>());
   publish(a, hub, volume_change{1});
   CHECK(as<volume_change>(next_event(a)).volume == 1);
-  subscribe(a, hub, topics_of<mute_change>());
+  subscribe(a, hub, kinds_of<mute_change>());
   publish(a, hub, volume_change{2});  // no longer its topic
   publish(a, hub, mute_change{1, true});
   CHECK(as<mute_change>(next_event(a)).muted);
@@ -204,10 +205,10 @@ TEST_CASE("hub: a subscriber with no topics receives nothing but keeps its place
   auto hub = f.spawn(hub_behavior, std::size_t{1});
   caf::scoped_actor a{f.sys};
   caf::scoped_actor b{f.sys};
-  subscribe(a, hub, topic_set{});
+  subscribe(a, hub, event_kind_set{});
   subscribe(b, hub);  // refused: the one place is a's
   publish(b, hub, profile_change{"ignored"});
-  subscribe(a, hub, topics_of<profile_change>());
+  subscribe(a, hub, kinds_of<profile_change>());
   publish(b, hub, profile_change{"seen"});
   CHECK(as<profile_change>(next_event(a)).profile == "seen");
   // a's event came after b's subscription was handled: b was refused.

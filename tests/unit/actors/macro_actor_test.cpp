@@ -93,7 +93,7 @@ json command(std::vector<std::string> argv, const char* name = "cmd") {
 TEST_CASE_FIXTURE(macro_fixture, "a device connect gets MPAGE and the 9 buttons of the page") {
   start(
       with_slot(1, 4, {{"type", "mute"}, {"name", "Mic, off"}, {"icon", "mic"}, {"target", 1}}, 1));
-  hub->send(macros, m::event{m::device_status_change{true, "/dev/ttyACM0"}});
+  hub->send(macros, m::event{m::device_status{true, "/dev/ttyACM0"}});
   auto lines = device_lines(10);
   CHECK(lines[0] == "MPAGE,1");
   CHECK(lines[1] == "MACRO,0,,");

@@ -19,7 +19,7 @@ using mixerd::assignment;
 using mixerd::assignment_change;
 using mixerd::assignment_type;
 using mixerd::device_input;
-using mixerd::device_status_change;
+using mixerd::device_status;
 using mixerd::event;
 using mixerd::mixer_snapshot;
 using mixerd::mixer_view;
@@ -51,7 +51,7 @@ void check_same(const mixer_snapshot& a, const mixer_snapshot& b) {
 // The mixer with four scoped actors standing in for the device, the hub, the settings actor and
 // the audio actor (each through its interface), so that every message it sends is observed.
 // Device input and device connects reach the mixer from the hub: the system table subscribes it
-// to mixer_topics(); here the scoped hub sends them itself.
+// to mixer_subscriptions(); here the scoped hub sends them itself.
 struct mixer_fixture : mixerd::test::actor_fixture {
   caf::scoped_actor device{sys};
   caf::scoped_actor hub{sys};
@@ -112,7 +112,7 @@ struct mixer_fixture : mixerd::test::actor_fixture {
                    unexpected = "device command " + protocol::encode_host_command(c).text;
                  },
                  [&](caf::publish_atom, const event& e) {
-                   unexpected = "published " + std::string(mixerd::event_name(e));
+                   unexpected = "published " + std::string(e.wire_name());
                  },
                  [&](caf::put_atom, const std::string& key, const json&) {
                    unexpected = "settings put " + key;
@@ -146,22 +146,22 @@ TEST_CASE_FIXTURE(mixer_fixture, "mixer watches the settings and the audio actor
 }
 
 TEST_CASE_FIXTURE(mixer_fixture, "mixer topics are device input and device connects") {
-  CHECK(mixerd::mixer_topics() ==
-        mixerd::topics_of<mixerd::device_input, mixerd::device_status_change>());
+  CHECK(mixerd::mixer_subscriptions() ==
+        mixerd::kinds_of<mixerd::device_input, mixerd::device_status>());
   start();
   // Wired as the system table wires it: a real hub, the mixer subscribed to its topics.
   auto real_hub = spawn(mixerd::hub_behavior, std::size_t{4});
   hub->send(real_hub, caf::subscribe_atom_v, caf::actor_cast<caf::actor>(mixer),
-            mixerd::mixer_topics());
+            mixerd::mixer_subscriptions());
   hub->send(real_hub, caf::publish_atom_v, event{device_input{protocol::dev_slider{0, 57}}});
   CHECK(as<slider_change>(next_published()).value == 57);
-  hub->send(real_hub, caf::publish_atom_v, event{device_status_change{true, "/dev/ttyACM0"}});
+  hub->send(real_hub, caf::publish_atom_v, event{device_status{true, "/dev/ttyACM0"}});
   CHECK(next_line() == "VOL,0,Slider 1,57");
 }
 
 TEST_CASE_FIXTURE(mixer_fixture, "mixer pushes labels volumes mutes and master on connect") {
   start();
-  hub->send(mixer, event{device_status_change{true, "x"}});
+  hub->send(mixer, event{device_status{true, "x"}});
   const std::vector<std::string> expected = {
       "VOL,0,Slider 1,50", "VOL,1,Slider 2,50", "VOL,2,Slider 3,50", "VOL,3,Slider 4,50",
       "MUTE,0,0",          "MUTE,1,0",          "MUTE,2,0",          "MUTE,3,0",
@@ -174,7 +174,7 @@ TEST_CASE_FIXTURE(mixer_fixture, "mixer pushes labels volumes mutes and master o
 
 TEST_CASE_FIXTURE(mixer_fixture, "mixer pushes nothing when the device disconnects") {
   start();
-  hub->send(mixer, event{device_status_change{false, "x"}});
+  hub->send(mixer, event{device_status{false, "x"}});
   expect_quiet(device);
 }
 
@@ -222,7 +222,7 @@ TEST_CASE_FIXTURE(mixer_fixture, "mixer toggles the master mute") {
   auto change = as<mute_change>(next_published());
   CHECK(change.index == protocol::master_index);
   CHECK(change.muted);
-  CHECK(mixerd::json::event_payload(change) == json{{"index", "master"}, {"muted", true}});
+  CHECK(event{change}.payload() == json{{"index", "master"}, {"muted", true}});
   auto [key, value] = next_put();
   CHECK(key == "mutes");
   CHECK(value == mutes({false, false, false, false}, true));
@@ -336,7 +336,7 @@ TEST_CASE_FIXTURE(mixer_fixture, "mixer pushes the persisted state on connect") 
   start({{"sliders", {{{"label", "Music"}}}},
          {"mutes", mutes({false, true, false, false}, true)},
          {"master_volume", 30}});
-  hub->send(mixer, event{device_status_change{true, "/dev/ttyACM0"}});
+  hub->send(mixer, event{device_status{true, "/dev/ttyACM0"}});
   const std::vector<std::string> expected = {
       "VOL,0,Music,50", "VOL,1,Slider 2,50", "VOL,2,Slider 3,50", "VOL,3,Slider 4,50", "MUTE,0,0",
       "MUTE,1,1",       "MUTE,2,0",          "MUTE,3,0",          "MUTE,MASTER,1",     "MASTER,30"};

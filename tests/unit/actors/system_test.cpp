@@ -78,7 +78,7 @@ TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability a
   CHECK(dir.get<m::stream_actor>());
   CHECK(dir.get<m::music_actor>());
   // Readers see a view from the moment a capability is spawned.
-  CHECK(dir.view<m::device_status>() != nullptr);
+  CHECK(dir.view<m::device_view>() != nullptr);
   CHECK(dir.view<m::audio_view>() != nullptr);
   CHECK(dir.view<m::auth_view>() != nullptr);
   CHECK(dir.view<m::toast_view>() != nullptr);
@@ -115,27 +115,27 @@ TEST_CASE_FIXTURE(system_fixture,
   // The table's subscriptions were sent before this one: once this one gets an event, the hub
   // has handled them all.
   caf::scoped_actor probe{actors.sys};
-  probe->send(hub, caf::subscribe_atom_v, caf::actor{probe}, m::topics_of<m::profile_change>());
+  probe->send(hub, caf::subscribe_atom_v, caf::actor{probe}, m::kinds_of<m::profile_change>());
   probe->send(hub, caf::publish_atom_v, m::event{m::profile_change{"sync"}});
   CHECK(as<m::profile_change>(next_event(probe)).profile == "sync");
 
   const auto& subscribers = m::test::state_of<m::hub_state>(hub).subscribers;
-  auto topics_of = [&](const caf::actor& who) -> std::optional<m::topic_set> {
+  auto topics_of = [&](const caf::actor& who) -> std::optional<m::event_kind_set> {
     for (const auto& s : subscribers)
-      if (s.who == who) return s.topics;
+      if (s.who == who) return s.kinds;
     return std::nullopt;
   };
   CHECK(subscribers.size() == 6);
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::mixer_actor>())) ==
-        m::mixer_topics());
+        m::mixer_subscriptions());
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::macros_actor>())) ==
-        m::macro_topics());
+        m::macro_subscriptions());
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::toast_actor>())) ==
-        m::toast_topics());
+        m::toast_subscriptions());
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::plugins_actor>())) ==
-        m::plugin_topics());
+        m::plugin_subscriptions());
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::mqtt_actor>())) ==
-        m::mqtt_topics());
+        m::mqtt_subscriptions());
 }
 
 TEST_CASE_FIXTURE(system_fixture, "device input published on the hub reaches the mixer's view") {

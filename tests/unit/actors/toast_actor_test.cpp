@@ -28,7 +28,7 @@ mixerd::device_actor::behavior_type fake_device(mixerd::device_actor::pointer,
                                                 caf::actor observer) {
   return {
       [up](caf::get_atom, mixerd::status_atom) {
-        mixerd::device_status s;
+        mixerd::device_view s;
         s.connected = up->load();
         return s;
       },
@@ -37,7 +37,7 @@ mixerd::device_actor::behavior_type fake_device(mixerd::device_actor::pointer,
 }
 
 // The toast actor with a fake device and a scoped actor playing the settings actor. Events
-// reach it from the hub: the system table subscribes it to toast_topics(); here the scoped
+// reach it from the hub: the system table subscribes it to toast_subscriptions(); here the scoped
 // `hub` sends them itself.
 struct toast_fixture : mixerd::test::actor_fixture {
   caf::scoped_actor device_lines{sys};
@@ -223,17 +223,17 @@ TEST_CASE_FIXTURE(toast_fixture,
 
 TEST_CASE_FIXTURE(toast_fixture, "the system handler announces the device's link") {
   start();
-  hub->send(toast, mixerd::event{mixerd::device_status_change{true, "/dev/ttyACM0"}});
+  hub->send(toast, mixerd::event{mixerd::device_status{true, "/dev/ttyACM0"}});
   CHECK(next_line() == "TOAST,3000,checkmark,6B7280,Mixer connected,");
-  hub->send(toast, mixerd::event{mixerd::device_status_change{false, "/dev/ttyACM0"}});
-  hub->send(toast, mixerd::event{mixerd::device_status_change{true, "/dev/ttyACM0"}});
+  hub->send(toast, mixerd::event{mixerd::device_status{false, "/dev/ttyACM0"}});
+  hub->send(toast, mixerd::event{mixerd::device_status{true, "/dev/ttyACM0"}});
   CHECK(next_line() == "TOAST,3000,checkmark,6B7280,Mixer reconnected,");
   auto h = history();
   REQUIRE(h.size() == 3);
   CHECK(h[1].toast.message == "Mixer disconnected");
   CHECK(h[1].outcome == result::device_offline);
   ask<mixerd::toast_switch_result>(mixerd::toast_switch{"system", false});
-  hub->send(toast, mixerd::event{mixerd::device_status_change{true, "/dev/ttyACM0"}});
+  hub->send(toast, mixerd::event{mixerd::device_status{true, "/dev/ttyACM0"}});
   CHECK(history().back().outcome == result::handler_disabled);
   // Nothing reached the device: the next line is this probe's.
   CHECK(post("api", toast_of("probe")) == result::shown);
@@ -244,12 +244,12 @@ TEST_CASE_FIXTURE(toast_fixture, "the audio server's loss is announced once, its
   start();
   // A first connect is no news. A loss counts even when the connect before it was published
   // before this actor subscribed (here: never seen at all).
-  hub->send(toast, mixerd::event{mixerd::audio_status_change{false, "PulseAudio 16.1"}});
+  hub->send(toast, mixerd::event{mixerd::audio_status{false, "PulseAudio 16.1"}});
   CHECK(next_line() == "TOAST,3000,warning,6B7280,Audio server lost,");
-  hub->send(toast, mixerd::event{mixerd::audio_status_change{false, "PulseAudio 16.1"}});
-  hub->send(toast, mixerd::event{mixerd::audio_status_change{true, "PulseAudio 16.1"}});
+  hub->send(toast, mixerd::event{mixerd::audio_status{false, "PulseAudio 16.1"}});
+  hub->send(toast, mixerd::event{mixerd::audio_status{true, "PulseAudio 16.1"}});
   CHECK(next_line() == "TOAST,3000,audio,6B7280,Audio server back,");
-  hub->send(toast, mixerd::event{mixerd::audio_status_change{true, "PulseAudio 16.1"}});
+  hub->send(toast, mixerd::event{mixerd::audio_status{true, "PulseAudio 16.1"}});
   // Nothing else reached the device: the next line is this probe's.
   CHECK(post("api", toast_of("probe")) == result::shown);
   CHECK(next_line() == "TOAST,3000,bell,3B82F6,probe,");
@@ -257,7 +257,7 @@ TEST_CASE_FIXTURE(toast_fixture, "the audio server's loss is announced once, its
 
 TEST_CASE_FIXTURE(toast_fixture, "a first connect of the audio server is no news") {
   start();
-  hub->send(toast, mixerd::event{mixerd::audio_status_change{true, "PulseAudio 16.1"}});
+  hub->send(toast, mixerd::event{mixerd::audio_status{true, "PulseAudio 16.1"}});
   CHECK(post("api", toast_of("probe")) == result::shown);
   CHECK(next_line() == "TOAST,3000,bell,3B82F6,probe,");
 }
@@ -325,6 +325,6 @@ TEST_CASE_FIXTURE(toast_fixture,
 }
 
 TEST_CASE("toast topics are device and audio server connects") {
-  CHECK(mixerd::toast_topics() ==
-        mixerd::topics_of<mixerd::device_status_change, mixerd::audio_status_change>());
+  CHECK(mixerd::toast_subscriptions() ==
+        mixerd::kinds_of<mixerd::device_status, mixerd::audio_status>());
 }

@@ -74,8 +74,17 @@ std::vector<event> client_events() {
           mixerd::mute_change{protocol::master_index, false},
           mixerd::volume_change{33},
           mixerd::profile_change{"Gaming"},
-          mixerd::device_status_change{true, "/dev/ttyACM0"},
-          mixerd::audio_status_change{false, "pulseaudio 16.1"}};
+          mixerd::device_status{true, "/dev/ttyACM0"},
+          mixerd::audio_status{false, "pulseaudio 16.1"}};
+}
+
+// What the capabilities declare: every event type, the internal ones included.
+mixerd::event_kind_list declared_events() {
+  using namespace mixerd;
+  return list_of_kinds<slider_change, assignment_change, mute_change, volume_change, profile_change,
+                       macro_executed, macro_page_change, macros_change, device_status,
+                       audio_status, smarthome_change, smarthome_status, stream_change,
+                       stream_status, music_change, plugin_status, serial_raw, device_input>();
 }
 
 }  // namespace
@@ -96,18 +105,17 @@ TEST_CASE("encode_event writes each client event as a Socket.IO event message") 
         json::array({"volume_change", {{"volume", 33}}}));
   CHECK(wire(encode_event(mixerd::profile_change{"Gaming"})) ==
         json::array({"profile_change", {{"profile", "Gaming"}}}));
-  CHECK(wire(encode_event(mixerd::device_status_change{true, "/dev/ttyACM0"})) ==
+  CHECK(wire(encode_event(mixerd::device_status{true, "/dev/ttyACM0"})) ==
         json::array({"device_status", {{"connected", true}, {"port", "/dev/ttyACM0"}}}));
-  CHECK(wire(encode_event(mixerd::audio_status_change{false, "pulseaudio 16.1"})) ==
+  CHECK(wire(encode_event(mixerd::audio_status{false, "pulseaudio 16.1"})) ==
         json::array({"audio_status", {{"connected", false}, {"server", "pulseaudio 16.1"}}}));
 }
 
 TEST_CASE("encode_event: name and payload are the event's own") {
   for (const auto& e : client_events()) {
-    CAPTURE(mixerd::event_name(e));
-    CHECK(mixerd::is_client_event(e));
-    CHECK(wire(encode_event(e)) ==
-          json::array({std::string(mixerd::event_name(e)), mixerd::json::event_payload(e)}));
+    CAPTURE(e.wire_name());
+    CHECK(e.for_clients());
+    CHECK(wire(encode_event(e)) == json::array({std::string(e.wire_name()), e.payload()}));
   }
   // Text that is not valid UTF-8 (from the device) cannot make the encoding throw.
   CHECK_NOTHROW(encode_event(mixerd::profile_change{"\xff\xfe"}));
@@ -117,23 +125,24 @@ TEST_CASE("sio_broadcaster subscribes to the client topics and delivers one text
   mixerd::test::actor_fixture f;
   caf::scoped_actor hub{f.sys};
   delivered out;
-  auto broadcaster =
-      f.spawn(mixerd::socketio::sio_broadcaster, playing<mixerd::hub_actor>(hub), out.sink());
+  auto broadcaster = f.spawn(mixerd::socketio::sio_broadcaster, playing<mixerd::hub_actor>(hub),
+                             mixerd::client_kinds(declared_events()), out.sink());
   caf::actor subscriber;
-  mixerd::topic_set topics;
-  REQUIRE(receive_within(hub, [&](caf::subscribe_atom, const caf::actor& who, mixerd::topic_set t) {
-    subscriber = who;
-    topics = t;
-  }));
+  mixerd::event_kind_set topics;
+  REQUIRE(receive_within(hub,
+                         [&](caf::subscribe_atom, const caf::actor& who, mixerd::event_kind_set t) {
+                           subscriber = who;
+                           topics = t;
+                         }));
   CHECK(subscriber == broadcaster);
-  CHECK(topics == mixerd::client_topics());
+  CHECK(topics == mixerd::client_kinds(declared_events()));
 
   // The hub hands it each event of those topics; each becomes exactly one text, in order.
   const auto events = client_events();
   for (const auto& e : events)
     hub->send(broadcaster, e);
   for (const auto& e : events) {
-    CAPTURE(mixerd::event_name(e));
+    CAPTURE(e.wire_name());
     CHECK(out.next() == encode_event(e));
   }
   // Nothing more: a duplicate would come before this marker.
@@ -145,7 +154,8 @@ TEST_CASE("sio_broadcaster behind a real hub gets only what clients see") {
   mixerd::test::actor_fixture f;
   auto hub = f.spawn(mixerd::hub_behavior, std::size_t{4});
   delivered out;
-  auto broadcaster = f.spawn(mixerd::socketio::sio_broadcaster, hub, out.sink());
+  auto broadcaster = f.spawn(mixerd::socketio::sio_broadcaster, hub,
+                             mixerd::client_kinds(declared_events()), out.sink());
   caf::scoped_actor producer{f.sys};
   // Its subscription is on its way to the hub while the producer publishes (two senders: no
   // order between them). Volume changes until one arrives, then a marker; all up to it skipped.

@@ -46,8 +46,8 @@ struct bridge_fixture : mixerd::test::actor_fixture {
   caf::scoped_actor client{sys};
   std::shared_ptr<mixerd::published<mixerd::plugins_view>> view =
       std::make_shared<mixerd::published<mixerd::plugins_view>>();
-  std::shared_ptr<mixerd::published<mixerd::device_status>> device_view =
-      std::make_shared<mixerd::published<mixerd::device_status>>();
+  std::shared_ptr<mixerd::published<mixerd::device_view>> device_view =
+      std::make_shared<mixerd::published<mixerd::device_view>>();
   mixerd::plugins_actor bridge;
   std::string sdk_dir = MIXERD_TEST_SDK_DIR;
 
@@ -64,7 +64,7 @@ struct bridge_fixture : mixerd::test::actor_fixture {
   }
 
   void start(json initial = json::object()) {
-    mixerd::device_status up;
+    mixerd::device_view up;
     up.connected = true;
     up.port = "/dev/ttyTEST";
     device_view->store(up);
@@ -75,7 +75,7 @@ struct bridge_fixture : mixerd::test::actor_fixture {
     w.device = playing<mixerd::device_actor>(device);
     w.settings = playing<mixerd::settings_actor>(settings);
     w.toast = playing<mixerd::toast_actor>(toast);
-    w.device_view = device_view;
+    w.device_source = device_view;
     bridge = spawn(mixerd::plugins_behavior, w, initial, view);
     // Sent once the plugin list is published.
     REQUIRE(receive_within(settings, [&](mixerd::watch_atom, const caf::actor&) {}));
@@ -89,7 +89,7 @@ struct bridge_fixture : mixerd::test::actor_fixture {
       bool got = false;
       hub->receive(
           [&](caf::publish_atom, const mixerd::event& e) {
-            if (auto* s = std::get_if<mixerd::plugin_status>(&e); s && s->plugin.id == id) {
+            if (auto* s = e.get_if<mixerd::plugin_status>(); s && s->plugin.id == id) {
               seen = s->plugin;
               got = seen.state == state;
             }

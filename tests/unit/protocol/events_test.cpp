@@ -2,49 +2,85 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
 #include <vector>
+
+#include "protocol/audio.hpp"
+#include "protocol/device.hpp"
+#include "protocol/macros.hpp"
+#include "protocol/mixer.hpp"
+#include "protocol/music.hpp"
+#include "protocol/plugins.hpp"
+#include "protocol/profiles.hpp"
+#include "protocol/smarthome.hpp"
+#include "protocol/stream.hpp"
 
 using namespace mixerd;
 
 namespace {
 
-// One of each event type, in the variant's order.
+// One of each event type the capabilities declare.
 std::vector<event> one_of_each() {
-  return {slider_change{},        assignment_change{},   mute_change{},       volume_change{},
-          profile_change{},       macro_executed{},      macro_page_change{}, macros_change{},
-          device_status_change{}, audio_status_change{}, smarthome_change{},  smarthome_status{},
-          stream_change{},        stream_status{},       music_change{},      plugin_status{},
-          serial_raw{},           device_input{}};
+  return {slider_change{},  assignment_change{}, mute_change{},       volume_change{},
+          profile_change{}, macro_executed{},    macro_page_change{}, macros_change{},
+          device_status{},  audio_status{},      smarthome_change{},  smarthome_status{},
+          stream_change{},  stream_status{},     music_change{},      plugin_status{},
+          serial_raw{},     device_input{}};
+}
+
+event_kind_list declared(const std::vector<event>& events) {
+  event_kind_list out;
+  for (const auto& e : events)
+    out.push_back(&e.kind());
+  return out;
 }
 
 }  // namespace
 
-TEST_CASE("every event type has its own topic") {
+TEST_CASE("every event type has its own kind") {
   const auto events = one_of_each();
-  REQUIRE(events.size() == topic_set().size());
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    CAPTURE(event_name(events[i]));
-    CHECK(topic_of(events[i]) == i);
+  std::set<std::size_t> seen;
+  for (const auto& e : events) {
+    CAPTURE(e.wire_name());
+    CHECK(e.kind().index < max_event_kinds);
+    CHECK(seen.insert(e.kind().index).second);
+    // The same type always has the same kind.
+    CHECK(&e.kind() == &event{e}.kind());
   }
-  CHECK(topics_of<slider_change>() == topic_set().set(topic_of(slider_change{})));
-  CHECK(topics_of<mute_change, device_input>().count() == 2);
-  CHECK(topics_of<mute_change, device_input>().test(topic_of(device_input{})));
-  CHECK(topics_of<>().none());
+  CHECK(kinds_of<slider_change>() == event_kind_set().set(kind_of<slider_change>().index));
+  CHECK(kinds_of<mute_change, device_input>().count() == 2);
+  CHECK(kinds_of<mute_change, device_input>().test(kind_of<device_input>().index));
+  CHECK(kinds_of<>().none());
 }
 
-TEST_CASE("client_topics are the topics of the events clients see") {
-  const auto clients = client_topics();
-  for (const auto& e : one_of_each()) {
-    CAPTURE(event_name(e));
-    CHECK(clients.test(topic_of(e)) == is_client_event(e));
+TEST_CASE("an event is one of its kind only") {
+  const event e = slider_change{2, 40};
+  REQUIRE(e.get_if<slider_change>() != nullptr);
+  CHECK(e.get_if<slider_change>()->value == 40);
+  CHECK(e.is<slider_change>());
+  CHECK(e.get_if<mute_change>() == nullptr);
+  CHECK_FALSE(e.is<mute_change>());
+  CHECK(event{}.empty());
+  // Copies share the value.
+  const event copy = e;
+  CHECK(copy.get_if<slider_change>() == e.get_if<slider_change>());
+}
+
+TEST_CASE("client_kinds are the kinds of the declared events clients see") {
+  const auto events = one_of_each();
+  const auto clients = client_kinds(declared(events));
+  for (const auto& e : events) {
+    CAPTURE(e.wire_name());
+    CHECK(clients.test(e.kind().index) == e.for_clients());
   }
-  CHECK(clients ==
-        topics_of<slider_change, assignment_change, mute_change, volume_change, profile_change,
-                  macro_executed, macro_page_change, macros_change, device_status_change,
-                  audio_status_change, smarthome_change, smarthome_status, stream_change,
-                  stream_status, music_change, plugin_status>());
-  CHECK_FALSE(is_client_event(serial_raw{}));
-  CHECK_FALSE(is_client_event(device_input{}));
+  CHECK(clients == kinds_of<slider_change, assignment_change, mute_change, volume_change,
+                            profile_change, macro_executed, macro_page_change, macros_change,
+                            device_status, audio_status, smarthome_change, smarthome_status,
+                            stream_change, stream_status, music_change, plugin_status>());
+  CHECK_FALSE(event(serial_raw{}).for_clients());
+  CHECK_FALSE(event(device_input{}).for_clients());
+  // An event a row does not declare reaches no client.
+  CHECK(client_kinds(list_of_kinds<slider_change>()) == kinds_of<slider_change>());
 }
 
 TEST_CASE("a macro outcome names its error only when it failed") {
@@ -73,9 +109,9 @@ TEST_CASE("the integrations' events carry the API's shapes") {
 }
 
 TEST_CASE("the wire names of the events") {
-  CHECK(event_name(audio_status_change{}) == "audio_status");
-  CHECK(event_name(device_status_change{}) == "device_status");
-  CHECK(audio_status_change::wire_name == "audio_status");
+  CHECK(event(audio_status{}).wire_name() == "audio_status");
+  CHECK(event(device_status{}).wire_name() == "device_status");
+  CHECK(audio_status::wire_name == "audio_status");
 }
 
 TEST_CASE("plugin_status carries the plugin as GET /api/plugins lists it") {
@@ -87,7 +123,7 @@ TEST_CASE("plugin_status carries the plugin as GET /api/plugins lists it") {
   p.state = plugin_state::failed;
   p.restarts = 4;
   p.last_error = "exited with status 1";
-  CHECK(event_name(event{plugin_status{p}}) == "plugin_status");
+  CHECK(event{plugin_status{p}}.wire_name() == "plugin_status");
   CHECK(plugin_status{p}.to_json() == nlohmann::json{{"id", "com.example.echo"},
                                                      {"name", "Echo"},
                                                      {"version", "1.2.0"},

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "protocol/device.hpp"
+#include "protocol/mixer.hpp"
+#include "protocol/profiles.hpp"
 #include "protocol/types.hpp"
 
 using json = nlohmann::json;
@@ -16,7 +19,7 @@ using mixerd::assignment_type;
 using mixerd::default_slider_label;
 using mixerd::device_input;
 using mixerd::device_status;
-using mixerd::device_status_change;
+using mixerd::device_view;
 using mixerd::event;
 using mixerd::mixer_snapshot;
 using mixerd::mute_change;
@@ -29,6 +32,11 @@ using mixerd::volume_change;
 namespace protocol = mixerd::protocol;
 
 namespace {
+
+// An event's payload, as the encoders take it.
+json event_payload(const mixerd::event& e) {
+  return e.payload();
+}
 
 assignment app_of(std::vector<std::string> names) {
   assignment a;
@@ -136,7 +144,7 @@ TEST_CASE("mutes_to_json has individual and master") {
 }
 
 TEST_CASE("status_to_json has the Status fields with app_version and audio_connected") {
-  device_status d;
+  device_view d;
   d.connected = true;
   d.port = "/dev/ttyACM0";
   d.page = "Mixer";
@@ -146,8 +154,8 @@ TEST_CASE("status_to_json has the Status fields with app_version and audio_conne
                          {"page", "Mixer"},      {"firmware_version", "2.0.0"},
                          {"app_version", "1.5"}, {"audio_connected", false}};
   CHECK(mj::status_to_json(d, false) == expected);
-  CHECK(mj::status_to_json(device_status{}, true)["audio_connected"] == true);
-  CHECK(mj::status_to_json(device_status{}, true)["connected"] == false);
+  CHECK(mj::status_to_json(device_view{}, true)["audio_connected"] == true);
+  CHECK(mj::status_to_json(device_view{}, true)["connected"] == false);
 }
 
 TEST_CASE("volume_to_json") {
@@ -155,18 +163,17 @@ TEST_CASE("volume_to_json") {
 }
 
 TEST_CASE("event_name names every event") {
-  CHECK(mixerd::event_name(event{slider_change{}}) == "slider_change");
-  CHECK(mixerd::event_name(event{assignment_change{}}) == "assignment_change");
-  CHECK(mixerd::event_name(event{mute_change{}}) == "mute_change");
-  CHECK(mixerd::event_name(event{volume_change{}}) == "volume_change");
-  CHECK(mixerd::event_name(event{profile_change{}}) == "profile_change");
-  CHECK(mixerd::event_name(event{device_status_change{}}) == "device_status");
-  CHECK(mixerd::event_name(event{serial_raw{}}) == "serial_raw");
-  CHECK(mixerd::event_name(event{device_input{}}) == "device_input");
+  CHECK(event{slider_change{}}.wire_name() == "slider_change");
+  CHECK(event{assignment_change{}}.wire_name() == "assignment_change");
+  CHECK(event{mute_change{}}.wire_name() == "mute_change");
+  CHECK(event{volume_change{}}.wire_name() == "volume_change");
+  CHECK(event{profile_change{}}.wire_name() == "profile_change");
+  CHECK(event{device_status{}}.wire_name() == "device_status");
+  CHECK(event{serial_raw{}}.wire_name() == "serial_raw");
+  CHECK(event{device_input{}}.wire_name() == "device_input");
 }
 
 TEST_CASE("event_payload gives the payload of every event") {
-  using mixerd::json::event_payload;
   CHECK(event_payload(slider_change{3, 57}) == json{{"index", 3}, {"value", 57}});
   CHECK(event_payload(assignment_change{1, app_of({"mpv"}), "Video"}) ==
         json{{"index", 1},
@@ -178,9 +185,9 @@ TEST_CASE("event_payload gives the payload of every event") {
   CHECK(event_payload(mute_change{2, true}) == json{{"index", 2}, {"muted", true}});
   CHECK(event_payload(volume_change{80}) == json{{"volume", 80}});
   CHECK(event_payload(profile_change{"Gaming"}) == json{{"profile", "Gaming"}});
-  CHECK(event_payload(device_status_change{true, "/dev/ttyACM0"}) ==
+  CHECK(event_payload(device_status{true, "/dev/ttyACM0"}) ==
         json{{"connected", true}, {"port", "/dev/ttyACM0"}});
-  CHECK(event_payload(device_status_change{false, ""}) == json{{"connected", false}, {"port", ""}});
+  CHECK(event_payload(device_status{false, ""}) == json{{"connected", false}, {"port", ""}});
   CHECK(event_payload(serial_raw{"ADC: OK"}) == json{{"data", "ADC: OK"}});
   CHECK(event_payload(device_input{protocol::dev_slider{0, 57}}) == json{{"line", "SLIDER,0,57"}});
   CHECK(event_payload(device_input{protocol::dev_mute_press{protocol::master_index}}) ==
@@ -188,9 +195,9 @@ TEST_CASE("event_payload gives the payload of every event") {
 }
 
 TEST_CASE("mute_change of the master mute has index master") {
-  const json j = mj::event_payload(mute_change{protocol::master_index, true});
+  const json j = event{mute_change{protocol::master_index, true}}.payload();
   CHECK(j == json{{"index", "master"}, {"muted", true}});
-  CHECK(mj::event_payload(mute_change{4, false})["index"] == 4);
+  CHECK(event{mute_change{4, false}}.payload()["index"] == 4);
 }
 
 TEST_CASE("assignment_from_json accepts app and specific_app with names as app") {

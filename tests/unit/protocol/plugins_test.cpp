@@ -311,16 +311,16 @@ TEST_CASE("a mute press fires on_mute_button once the mixer says the result") {
   for (int i = 0; i < 100; ++i)
     hooks(input("MUTE,0,PRESS"), mapper);
   CHECK(mapper.pending_mutes.size() == plugins::max_pending_mutes);
-  hooks(device_status_change{false, ""}, mapper);
+  hooks(device_status{false, ""}, mapper);
   CHECK(mapper.pending_mutes.empty());
 }
 
 TEST_CASE("connects, macro pages, profiles and track changes map to their hooks") {
   plugins::hook_mapper mapper;
-  auto connect = hooks(device_status_change{true, "/dev/ttyACM0"}, mapper);
+  auto connect = hooks(device_status{true, "/dev/ttyACM0"}, mapper);
   CHECK(connect[0].hook == "on_device_connect");
   CHECK(connect[0].args == json_value::array({"/dev/ttyACM0"}));
-  auto gone = hooks(device_status_change{false, ""}, mapper);
+  auto gone = hooks(device_status{false, ""}, mapper);
   CHECK(gone[0].hook == "on_device_disconnect");
   CHECK(gone[0].args == json_value::array());
 

@@ -123,11 +123,11 @@ inline event next_event(caf::scoped_actor& subscriber) {
   return out;
 }
 
-// Returns the alternative T of `e`, failing the test when `e` holds another one.
+// Returns the T that `e` holds, failing the test when `e` is an event of another type.
 template <class T>
 T as(const event& e) {
-  REQUIRE_MESSAGE(std::holds_alternative<T>(e), "unexpected event: ", event_name(e));
-  return std::get<T>(e);
+  REQUIRE_MESSAGE(e.is<T>(), "unexpected event: ", e.empty() ? "none" : e.wire_name());
+  return *e.get_if<T>();
 }
 
 }  // namespace mixerd::test
