@@ -22,7 +22,7 @@
 #include "plugins/bridge/bridge_actor.hpp"
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
-#include "protocol/messages.hpp"
+#include "protocol/macro_runs.hpp"
 #include "protocol/music.hpp"
 
 namespace mixerd {
@@ -279,7 +279,23 @@ const capability_row capability_table[] = {
 }  // namespace
 
 void configure_actor_system(caf::actor_system_config& cfg) {
-  cfg.add_message_types<caf::id_block::mixerd>();
+  cfg.add_message_types<caf::id_block::mixerd_core>();
+  cfg.add_message_types<caf::id_block::mixerd_settings>();
+  cfg.add_message_types<caf::id_block::mixerd_device>();
+  cfg.add_message_types<caf::id_block::mixerd_audio>();
+  cfg.add_message_types<caf::id_block::mixerd_mixer>();
+  cfg.add_message_types<caf::id_block::mixerd_macros>();
+  cfg.add_message_types<caf::id_block::mixerd_profiles>();
+  cfg.add_message_types<caf::id_block::mixerd_auth>();
+  cfg.add_message_types<caf::id_block::mixerd_toast>();
+  cfg.add_message_types<caf::id_block::mixerd_network>();
+  cfg.add_message_types<caf::id_block::mixerd_plants>();
+  cfg.add_message_types<caf::id_block::mixerd_smarthome>();
+  cfg.add_message_types<caf::id_block::mixerd_stream>();
+  cfg.add_message_types<caf::id_block::mixerd_music>();
+  cfg.add_message_types<caf::id_block::mixerd_plugins>();
+  cfg.add_message_types<caf::id_block::mixerd_mdns>();
+  cfg.add_message_types<caf::id_block::mixerd_macro_runs>();
   // One worker runs every cooperative actor. With two, nearly every message between the
   // actors woke the other worker (futex + context switch). The actors that block (fsync of
   // settings.json, plants.json and the profile files) run detached and the auth actor checks

@@ -16,7 +16,6 @@
 #include <utility>
 
 #include "protocol/atoms.hpp"
-#include "protocol/messages.hpp"
 
 namespace mixerd {
 

@@ -7,6 +7,7 @@
 #include <caf/actor.hpp>
 #include <caf/atom.hpp>
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 #include <cstdint>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "protocol/atoms.hpp"
+#include "protocol/device.hpp"
 #include "protocol/events.hpp"
 #include "protocol/types.hpp"
 
@@ -150,3 +152,29 @@ using audio_actor =
                      caf::replies_to<caf::get_atom, sessions_atom>::with<audio_sessions>>;
 
 }  // namespace mixerd
+
+// The audio capability's CAF type-ID block, chained after the device block (docs/architecture.md,
+// "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::audio_sessions)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::audio_slider_target)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::audio_slider_level)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::audio_master_level)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::pulse_link)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::pulse_defaults)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::pulse_device)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::pulse_stream)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::pulse_stream_gone)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::pulse_op_done)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_audio, caf::id_block::mixerd_device::end)
+CAF_ADD_TYPE_ID(mixerd_audio, (mixerd::audio_sessions))
+CAF_ADD_TYPE_ID(mixerd_audio, (mixerd::audio_slider_target))
+CAF_ADD_TYPE_ID(mixerd_audio, (mixerd::audio_slider_level))
+CAF_ADD_TYPE_ID(mixerd_audio, (mixerd::audio_master_level))
+CAF_ADD_TYPE_ID(mixerd_audio, (mixerd::pulse_link))
+CAF_ADD_TYPE_ID(mixerd_audio, (mixerd::pulse_defaults))
+CAF_ADD_TYPE_ID(mixerd_audio, (mixerd::pulse_device))
+CAF_ADD_TYPE_ID(mixerd_audio, (mixerd::pulse_stream))
+CAF_ADD_TYPE_ID(mixerd_audio, (mixerd::pulse_stream_gone))
+CAF_ADD_TYPE_ID(mixerd_audio, (mixerd::pulse_op_done))
+CAF_END_TYPE_ID_BLOCK(mixerd_audio)

@@ -5,12 +5,14 @@
 
 #include <atomic>
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_map>
 
+#include "protocol/profiles.hpp"
 #include "protocol/settings.hpp"
 
 namespace mixerd {
@@ -71,3 +73,19 @@ using auth_actor = caf::typed_actor<caf::replies_to<auth_check>::with<auth_state
                                     caf::reacts_to<settings_reloaded>>;
 
 }  // namespace mixerd
+
+// The auth capability's CAF type-ID block, chained after the profiles block (docs/architecture.md,
+// "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::auth_check)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::auth_state)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::login_attempt)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::login_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::logout_request)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_auth, caf::id_block::mixerd_profiles::end)
+CAF_ADD_TYPE_ID(mixerd_auth, (mixerd::auth_check))
+CAF_ADD_TYPE_ID(mixerd_auth, (mixerd::auth_state))
+CAF_ADD_TYPE_ID(mixerd_auth, (mixerd::login_attempt))
+CAF_ADD_TYPE_ID(mixerd_auth, (mixerd::login_outcome))
+CAF_ADD_TYPE_ID(mixerd_auth, (mixerd::logout_request))
+CAF_END_TYPE_ID_BLOCK(mixerd_auth)

@@ -4,13 +4,16 @@
 #pragma once
 
 #include <caf/atom.hpp>
+#include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 #include <string>
 
 #include "protocol/atoms.hpp"
 #include "protocol/device_codec.hpp"
 #include "protocol/events.hpp"
+#include "protocol/settings.hpp"
 
 namespace mixerd {
 
@@ -47,6 +50,12 @@ struct device_view {
   std::string device_type;
 };
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, device_view& x) {
+  return f(caf::meta::type_name("device_status"), x.connected, x.port, x.page, x.firmware_version,
+           x.device_type);
+}
+
 // (get_atom, status_atom) -> the status; a host_command is sent to the device while connected
 // and dropped otherwise (the mixer pushes the whole state on every connect).
 using device_actor =
@@ -54,3 +63,12 @@ using device_actor =
                      caf::reacts_to<protocol::host_command>>;
 
 }  // namespace mixerd
+
+// The device capability's CAF type-ID block, chained after the settings block
+// (docs/architecture.md, "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::protocol::host_command)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_device, caf::id_block::mixerd_settings::end)
+CAF_ADD_TYPE_ID(mixerd_device, (mixerd::device_view))
+CAF_ADD_TYPE_ID(mixerd_device, (mixerd::protocol::host_command))
+CAF_END_TYPE_ID_BLOCK(mixerd_device)

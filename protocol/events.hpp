@@ -13,6 +13,7 @@
 #pragma once
 
 #include <bitset>
+#include <caf/type_id.hpp>
 #include <cstddef>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -108,3 +109,15 @@ event_kind_list list_of_kinds() {
 event_kind_set client_kinds(const event_kind_list& declared);
 
 }  // namespace mixerd
+
+// The first CAF type-ID block: what every capability's messages carry (docs/architecture.md,
+// "Type IDs"). These values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(nlohmann::json)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::event)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::event_kind_set)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_core, caf::first_custom_type_id)
+CAF_ADD_TYPE_ID(mixerd_core, (nlohmann::json))
+CAF_ADD_TYPE_ID(mixerd_core, (mixerd::event))
+CAF_ADD_TYPE_ID(mixerd_core, (mixerd::event_kind_set))
+CAF_END_TYPE_ID_BLOCK(mixerd_core)

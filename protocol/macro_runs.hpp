@@ -4,10 +4,12 @@
 // message type.
 #pragma once
 
+#include <caf/type_id.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "protocol/mdns.hpp"
 #include "protocol/music.hpp"
 #include "protocol/plugins.hpp"
 #include "protocol/profiles.hpp"
@@ -26,14 +28,12 @@ struct macro_links {
   plugins_actor plugins;
 };
 
-// The outcome of step `step` of run `run` (a single macro is a run of one step). Reports of a run
-// that has ended or of a step that is not the current one are dropped (a late answer after a
-// time limit).
-struct macro_step_done {
-  std::uint64_t run = 0;
-  std::size_t step = 0;
-  bool ok = false;
-  std::string error;  // when not ok: a sentence for macro_executed
-};
-
 }  // namespace mixerd
+
+// The macro_runs capability's CAF type-ID block, chained after the mdns block
+// (docs/architecture.md, "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_links)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_macro_runs, caf::id_block::mixerd_mdns::end)
+CAF_ADD_TYPE_ID(mixerd_macro_runs, (mixerd::macro_links))
+CAF_END_TYPE_ID_BLOCK(mixerd_macro_runs)

@@ -8,8 +8,10 @@
 #include <array>
 #include <caf/atom.hpp>
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 #include <chrono>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -18,6 +20,7 @@
 #include "protocol/device.hpp"
 #include "protocol/events.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/mixer.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/snapshot.hpp"
 
@@ -121,6 +124,16 @@ struct macro_replace {
   std::array<macro_page, limits::macro_page_count> pages;
 };
 
+// An executor -> the macro actor (internal to the capability): the outcome of step `step` of run
+// `run` (a single macro is a run of one step). Reports of a run that has ended or of a step that is
+// not the current one are dropped (a late answer after a time limit).
+struct macro_step_done {
+  std::uint64_t run = 0;
+  std::size_t step = 0;
+  bool ok = false;
+  std::string error;  // when not ok: a sentence for macro_executed
+};
+
 // What the macro actor publishes after every change (GET /api/macros, /api/macros/pages,
 // initial_state). The body of GET /api/macros is encoded on its first read.
 struct macro_view {
@@ -187,3 +200,23 @@ nlohmann::json profile_macros_to_json(const macro_pages& set);  // {"page_names"
 }  // namespace macros
 
 }  // namespace mixerd
+
+// The macros capability's CAF type-ID block, chained after the mixer block (docs/architecture.md,
+// "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_trigger)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_trigger_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_edit)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_page_rename)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_replace)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_step_done)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_macros, caf::id_block::mixerd_mixer::end)
+CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_trigger))
+CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_trigger_outcome))
+CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_edit))
+CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro))
+CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_page_rename))
+CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_replace))
+CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_step_done))
+CAF_END_TYPE_ID_BLOCK(mixerd_macros)

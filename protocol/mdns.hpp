@@ -5,6 +5,7 @@
 #pragma once
 
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/plugins.hpp"
 #include "protocol/settings.hpp"
 
 namespace mixerd {
@@ -58,3 +60,13 @@ std::vector<service_record> records_for(const mdns_listening& where);
 }  // namespace mdns
 
 }  // namespace mixerd
+
+// The mdns capability's CAF type-ID block, chained after the plugins block (docs/architecture.md,
+// "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mdns_listening)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mdns_avahi_changed)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_mdns, caf::id_block::mixerd_plugins::end)
+CAF_ADD_TYPE_ID(mixerd_mdns, (mixerd::mdns_listening))
+CAF_ADD_TYPE_ID(mixerd_mdns, (mixerd::mdns_avahi_changed))
+CAF_END_TYPE_ID_BLOCK(mixerd_mdns)

@@ -7,11 +7,13 @@
 #include <array>
 #include <caf/atom.hpp>
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "protocol/audio.hpp"
 #include "protocol/device.hpp"
 #include "protocol/events.hpp"
 #include "protocol/limits.hpp"
@@ -135,3 +137,25 @@ using mixer_actor =
                      caf::reacts_to<master_observed>, caf::reacts_to<settings_reloaded>>;
 
 }  // namespace mixerd
+
+// The mixer capability's CAF type-ID block, chained after the audio block (docs/architecture.md,
+// "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::assignment)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mixer_snapshot)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::set_slider_value)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::set_slider_assignment)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toggle_mute)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::set_master_volume)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::master_observed)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mixer_apply)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_mixer, caf::id_block::mixerd_audio::end)
+CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::assignment))
+CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::mixer_snapshot))
+CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::set_slider_value))
+CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::set_slider_assignment))
+CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::toggle_mute))
+CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::set_master_volume))
+CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::master_observed))
+CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::mixer_apply))
+CAF_END_TYPE_ID_BLOCK(mixerd_mixer)

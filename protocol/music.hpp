@@ -5,6 +5,7 @@
 #pragma once
 
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 #include <cstdint>
 #include <map>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "protocol/events.hpp"
+#include "protocol/stream.hpp"
 #include "protocol/toast.hpp"
 #include "protocol/types.hpp"
 
@@ -168,3 +170,19 @@ nlohmann::json to_json(const music_view& view);
 }  // namespace music
 
 }  // namespace mixerd
+
+// The music capability's CAF type-ID block, chained after the stream block (docs/architecture.md,
+// "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mpris_player_update)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mpris_player_gone)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mpris_call_done)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::media_command)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::media_outcome)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_music, caf::id_block::mixerd_stream::end)
+CAF_ADD_TYPE_ID(mixerd_music, (mixerd::mpris_player_update))
+CAF_ADD_TYPE_ID(mixerd_music, (mixerd::mpris_player_gone))
+CAF_ADD_TYPE_ID(mixerd_music, (mixerd::mpris_call_done))
+CAF_ADD_TYPE_ID(mixerd_music, (mixerd::media_command))
+CAF_ADD_TYPE_ID(mixerd_music, (mixerd::media_outcome))
+CAF_END_TYPE_ID_BLOCK(mixerd_music)

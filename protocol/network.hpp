@@ -5,6 +5,7 @@
 
 #include <caf/atom.hpp>
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 
 #include <cstdint>
@@ -13,6 +14,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "protocol/toast.hpp"
 
 namespace mixerd {
 
@@ -76,3 +79,11 @@ nlohmann::json network_info_json(const network_snapshot& facts, const std::strin
 using network_actor = caf::typed_actor<caf::replies_to<caf::get_atom>::with<network_snapshot>>;
 
 }  // namespace mixerd
+
+// The network capability's CAF type-ID block, chained after the toast block (docs/architecture.md,
+// "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::network_snapshot)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_network, caf::id_block::mixerd_toast::end)
+CAF_ADD_TYPE_ID(mixerd_network, (mixerd::network_snapshot))
+CAF_END_TYPE_ID_BLOCK(mixerd_network)

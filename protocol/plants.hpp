@@ -4,7 +4,9 @@
 #pragma once
 
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
+#include "protocol/network.hpp"
 #include "protocol/settings.hpp"
 
 #include <cstddef>
@@ -89,3 +91,13 @@ using plants_actor = caf::typed_actor<caf::replies_to<plant_delete>::with<plant_
                                       caf::reacts_to<settings_reloaded>>;
 
 }  // namespace mixerd
+
+// The plants capability's CAF type-ID block, chained after the network block (docs/architecture.md,
+// "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plant_delete)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plant_delete_outcome)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_plants, caf::id_block::mixerd_network::end)
+CAF_ADD_TYPE_ID(mixerd_plants, (mixerd::plant_delete))
+CAF_ADD_TYPE_ID(mixerd_plants, (mixerd::plant_delete_outcome))
+CAF_END_TYPE_ID_BLOCK(mixerd_plants)

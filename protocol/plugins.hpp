@@ -5,6 +5,7 @@
 #pragma once
 
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 #include <chrono>
 #include <cstddef>
@@ -246,3 +247,25 @@ struct plugin_timer {
 };
 
 }  // namespace mixerd
+
+// The plugins capability's CAF type-ID block, chained after the music block (docs/architecture.md,
+// "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_switch)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_switch_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_macro_ask)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_macro_run)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_macro_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_output)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_ended)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::plugin_timer)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_plugins, caf::id_block::mixerd_music::end)
+CAF_ADD_TYPE_ID(mixerd_plugins, (mixerd::plugin_switch))
+CAF_ADD_TYPE_ID(mixerd_plugins, (mixerd::plugin_switch_result))
+CAF_ADD_TYPE_ID(mixerd_plugins, (mixerd::plugin_macro_ask))
+CAF_ADD_TYPE_ID(mixerd_plugins, (mixerd::plugin_macro_run))
+CAF_ADD_TYPE_ID(mixerd_plugins, (mixerd::plugin_macro_outcome))
+CAF_ADD_TYPE_ID(mixerd_plugins, (mixerd::plugin_output))
+CAF_ADD_TYPE_ID(mixerd_plugins, (mixerd::plugin_ended))
+CAF_ADD_TYPE_ID(mixerd_plugins, (mixerd::plugin_timer))
+CAF_END_TYPE_ID_BLOCK(mixerd_plugins)

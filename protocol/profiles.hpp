@@ -4,6 +4,7 @@
 #pragma once
 
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 #include <cstddef>
 #include <nlohmann/json.hpp>
@@ -157,3 +158,21 @@ profile_content content_of(const mixer_snapshot& mix, const macro_pages& macros)
 }  // namespace profiles
 
 }  // namespace mixerd
+
+// The profiles capability's CAF type-ID block, chained after the macros block
+// (docs/architecture.md, "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_load)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_create)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_save)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_delete)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_get)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_profiles, caf::id_block::mixerd_macros::end)
+CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_load))
+CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_outcome))
+CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_create))
+CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_save))
+CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_delete))
+CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_get))
+CAF_END_TYPE_ID_BLOCK(mixerd_profiles)

@@ -5,11 +5,13 @@
 #include <caf/actor.hpp>
 #include <caf/atom.hpp>
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "protocol/atoms.hpp"
+#include "protocol/events.hpp"
 
 namespace mixerd {
 
@@ -28,3 +30,11 @@ using settings_actor = caf::typed_actor<caf::replies_to<caf::get_atom>::with<nlo
                                         caf::reacts_to<watch_atom, caf::actor>>;
 
 }  // namespace mixerd
+
+// The settings capability's CAF type-ID block, chained after the core block (docs/architecture.md,
+// "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::settings_reloaded)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_settings, caf::id_block::mixerd_core::end)
+CAF_ADD_TYPE_ID(mixerd_settings, (mixerd::settings_reloaded))
+CAF_END_TYPE_ID_BLOCK(mixerd_settings)

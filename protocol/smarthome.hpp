@@ -5,6 +5,7 @@
 #pragma once
 
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 #include <chrono>
 #include <cstddef>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "protocol/events.hpp"
+#include "protocol/plants.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/types.hpp"
 #include "protocol/uri.hpp"
@@ -183,3 +185,13 @@ toast_text toggle_toast(const smarthome_device& device);
 }  // namespace smarthome
 
 }  // namespace mixerd
+
+// The smarthome capability's CAF type-ID block, chained after the plants block
+// (docs/architecture.md, "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::smarthome_command)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::smarthome_outcome)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_smarthome, caf::id_block::mixerd_plants::end)
+CAF_ADD_TYPE_ID(mixerd_smarthome, (mixerd::smarthome_command))
+CAF_ADD_TYPE_ID(mixerd_smarthome, (mixerd::smarthome_outcome))
+CAF_END_TYPE_ID_BLOCK(mixerd_smarthome)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +18,7 @@
 
 #include "protocol/events.hpp"
 #include "protocol/settings.hpp"
+#include "protocol/smarthome.hpp"
 #include "protocol/toast.hpp"
 #include "protocol/uri.hpp"
 
@@ -192,3 +194,15 @@ toast_content output_toast(bool recording, bool active);
 }  // namespace stream
 
 }  // namespace mixerd
+
+// The stream capability's CAF type-ID block, chained after the smarthome block
+// (docs/architecture.md, "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::stream_scene_set)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::stream_source_set)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::stream_outcome)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_stream, caf::id_block::mixerd_smarthome::end)
+CAF_ADD_TYPE_ID(mixerd_stream, (mixerd::stream_scene_set))
+CAF_ADD_TYPE_ID(mixerd_stream, (mixerd::stream_source_set))
+CAF_ADD_TYPE_ID(mixerd_stream, (mixerd::stream_outcome))
+CAF_END_TYPE_ID_BLOCK(mixerd_stream)

@@ -5,6 +5,7 @@
 
 #include <caf/atom.hpp>
 #include <caf/replies_to.hpp>
+#include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 
 #include <chrono>
@@ -16,6 +17,7 @@
 
 #include "protocol/atoms.hpp"
 #include "protocol/audio.hpp"
+#include "protocol/auth.hpp"
 #include "protocol/device.hpp"
 #include "protocol/device_codec.hpp"
 #include "protocol/events.hpp"
@@ -143,3 +145,29 @@ nlohmann::json handler_to_json(const toast_handler& handler);
 }  // namespace notify
 
 }  // namespace mixerd
+
+// The toast capability's CAF type-ID block, chained after the auth block (docs/architecture.md,
+// "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_admit)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_admission)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_post)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_notice)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_handler_list)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_switch)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_switch_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_history)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toast_loaded)
+
+CAF_BEGIN_TYPE_ID_BLOCK(mixerd_toast, caf::id_block::mixerd_auth::end)
+CAF_ADD_TYPE_ID(mixerd_toast, (mixerd::toast_admit))
+CAF_ADD_TYPE_ID(mixerd_toast, (mixerd::toast_admission))
+CAF_ADD_TYPE_ID(mixerd_toast, (mixerd::toast_post))
+CAF_ADD_TYPE_ID(mixerd_toast, (mixerd::toast_outcome))
+CAF_ADD_TYPE_ID(mixerd_toast, (mixerd::toast_notice))
+CAF_ADD_TYPE_ID(mixerd_toast, (mixerd::toast_handler_list))
+CAF_ADD_TYPE_ID(mixerd_toast, (mixerd::toast_switch))
+CAF_ADD_TYPE_ID(mixerd_toast, (mixerd::toast_switch_result))
+CAF_ADD_TYPE_ID(mixerd_toast, (mixerd::toast_history))
+CAF_ADD_TYPE_ID(mixerd_toast, (mixerd::toast_loaded))
+CAF_END_TYPE_ID_BLOCK(mixerd_toast)

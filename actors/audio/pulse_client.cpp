@@ -12,8 +12,6 @@
 #include <caf/all.hpp>
 #include <stdexcept>
 
-#include "protocol/messages.hpp"
-
 namespace mixerd {
 
 static_assert(audio::volume_norm == PA_VOLUME_NORM, "protocol/audio.hpp disagrees with libpulse");

@@ -10,7 +10,6 @@
 #include "actors/auth/session_table.hpp"
 #include "actors/log.hpp"
 #include "actors/settings/settings_file.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/secret.hpp"
 #include "protocol/settings_schema.hpp"
 

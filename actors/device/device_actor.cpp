@@ -7,7 +7,6 @@
 #include "actors/device/port_finder.hpp"
 #include "actors/log.hpp"
 #include "protocol/limits.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/metrics.hpp"
 
 namespace mixerd {

@@ -7,9 +7,9 @@
 #include <caf/all.hpp>
 #include <deque>
 
+#include "protocol/atoms.hpp"
 #include "protocol/device_codec.hpp"
 #include "protocol/limits.hpp"
-#include "protocol/messages.hpp"
 
 namespace mixerd {
 

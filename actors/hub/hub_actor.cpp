@@ -4,7 +4,6 @@
 #include <caf/all.hpp>
 
 #include "actors/log.hpp"
-#include "protocol/messages.hpp"
 
 namespace mixerd {
 

@@ -5,7 +5,6 @@
 
 #include "actors/log.hpp"
 #include "actors/macros/macro_executors.hpp"
-#include "protocol/messages.hpp"
 
 namespace mixerd {
 

@@ -14,7 +14,6 @@
 #include "actors/macros/keyboard_output.hpp"
 #include "actors/network/command_runner.hpp"
 #include "protocol/hotkeys.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/uri.hpp"
 #include "protocol/validation.hpp"
 

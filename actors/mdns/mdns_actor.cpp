@@ -12,7 +12,6 @@
 #include <chrono>
 
 #include "actors/log.hpp"
-#include "protocol/messages.hpp"
 
 namespace mixerd {
 

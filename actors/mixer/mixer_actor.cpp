@@ -6,7 +6,6 @@
 
 #include "actors/log.hpp"
 #include "protocol/json.hpp"
-#include "protocol/messages.hpp"
 
 namespace mixerd {
 

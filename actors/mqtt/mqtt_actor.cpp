@@ -5,7 +5,6 @@
 #include "actors/log.hpp"
 #include "protocol/device_codec.hpp"
 #include "protocol/limits.hpp"
-#include "protocol/messages.hpp"
 
 namespace mixerd {
 

@@ -13,7 +13,7 @@
 #include <mutex>
 #include <thread>
 
-#include "protocol/messages.hpp"
+#include "protocol/atoms.hpp"
 
 namespace mixerd {
 

@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "protocol/atoms.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/music.hpp"
 
 namespace mixerd {

@@ -5,7 +5,6 @@
 #include <cstdlib>
 
 #include "actors/log.hpp"
-#include "protocol/messages.hpp"
 
 namespace mixerd {
 

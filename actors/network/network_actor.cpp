@@ -12,7 +12,6 @@
 
 #include "actors/log.hpp"
 #include "actors/network/command_runner.hpp"
-#include "protocol/messages.hpp"
 
 namespace mixerd {
 

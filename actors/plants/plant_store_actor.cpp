@@ -10,7 +10,6 @@
 
 #include "actors/log.hpp"
 #include "actors/settings/settings_file.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/plants.hpp"
 #include "protocol/secret.hpp"
 

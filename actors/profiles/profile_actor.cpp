@@ -5,7 +5,6 @@
 
 #include "actors/log.hpp"
 #include "actors/profiles/profile_folder.hpp"
-#include "protocol/messages.hpp"
 
 namespace mixerd {
 

@@ -4,7 +4,6 @@
 
 #include "actors/log.hpp"
 #include "protocol/limits.hpp"
-#include "protocol/messages.hpp"
 
 namespace mixerd {
 

@@ -4,7 +4,6 @@
 
 #include "actors/log.hpp"
 #include "actors/settings/settings_file.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/metrics.hpp"
 #include "protocol/secret.hpp"
 

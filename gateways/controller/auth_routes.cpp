@@ -4,7 +4,6 @@
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/json_body.hpp"
 #include "protocol/limits.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd::controller {

@@ -5,7 +5,6 @@
 #include "gateways/http/json_body.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/macros.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd::controller {

@@ -4,7 +4,6 @@
 #include "gateways/http/json_body.hpp"
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd::controller {

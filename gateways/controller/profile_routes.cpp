@@ -4,7 +4,6 @@
 // the router hands it decoded.
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/json_body.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/profiles.hpp"
 #include "protocol/validation.hpp"
 

@@ -3,7 +3,6 @@
 // answers within smarthome::call_timeout (504 after it).
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/json_body.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/smarthome.hpp"
 #include "protocol/validation.hpp"
 

@@ -3,7 +3,6 @@
 // 400 {"error": "Streaming software not connected"} on every one (the interface's error table).
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/json_body.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/stream.hpp"
 #include "protocol/validation.hpp"
 

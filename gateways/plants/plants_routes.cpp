@@ -2,7 +2,6 @@
 #include "gateways/plants/plants_listener.hpp"
 
 #include "gateways/http/json_body.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/plants.hpp"
 #include "protocol/uri.hpp"
 

@@ -3,7 +3,6 @@
 #include <caf/all.hpp>
 #include <utility>
 
-#include "protocol/messages.hpp"
 #include "protocol/socketio_codec.hpp"
 
 namespace mixerd::socketio {

@@ -11,7 +11,6 @@
 #include "gateways/socketio/engine.hpp"
 #include "gateways/socketio/namespace.hpp"
 #include "protocol/limits.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/socketio_codec.hpp"
 
 namespace mixerd::socketio {

@@ -1,7 +1,6 @@
 // Routes of the network capability on the notification listener: how it can be reached.
 #include "gateways/http/json_body.hpp"
 #include "gateways/toast/notification_listener.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/network.hpp"
 
 namespace mixerd::toast_api {

@@ -1,7 +1,7 @@
 #include "gateways/toast/notification_listener.hpp"
 
 #include "gateways/http/json_body.hpp"
-#include "protocol/messages.hpp"
+#include "protocol/toast.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd::toast_api {

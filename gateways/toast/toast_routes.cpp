@@ -6,7 +6,6 @@
 #include "gateways/toast/notification_listener.hpp"
 #include "protocol/device.hpp"
 #include "protocol/limits.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/toast.hpp"
 
 namespace mixerd::toast_api {

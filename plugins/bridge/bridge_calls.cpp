@@ -6,7 +6,6 @@
 #include "actors/log.hpp"
 #include "plugins/bridge/bridge_internal.hpp"
 #include "protocol/json.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd::bridge {

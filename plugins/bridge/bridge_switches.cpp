@@ -5,7 +5,6 @@
 
 #include "actors/log.hpp"
 #include "plugins/bridge/bridge_internal.hpp"
-#include "protocol/messages.hpp"
 
 namespace mixerd::bridge {
 

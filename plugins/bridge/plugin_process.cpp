@@ -22,7 +22,6 @@
 
 #include "actors/log.hpp"
 #include "actors/spawn_attributes.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/plugins.hpp"
 
 namespace mixerd {

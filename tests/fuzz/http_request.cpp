@@ -43,7 +43,6 @@
 #include "gateways/plants/plants_listener.hpp"
 #include "gateways/toast/notification_listener.hpp"
 #include "protocol/limits.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/uri.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 #include "tests/fuzz/route_table_backends.hpp"
@@ -84,7 +83,12 @@ struct world {
   std::vector<listener> listeners;
 
   static caf::actor_system_config& configure(caf::actor_system_config& cfg) {
-    cfg.add_message_types<caf::id_block::mixerd>();
+    // The type-ID blocks of the capabilities route_table_backends.hpp stands in for.
+    cfg.add_message_types<caf::id_block::mixerd_core>();
+    cfg.add_message_types<caf::id_block::mixerd_macros>();
+    cfg.add_message_types<caf::id_block::mixerd_profiles>();
+    cfg.add_message_types<caf::id_block::mixerd_toast>();
+    cfg.add_message_types<caf::id_block::mixerd_plants>();
     cfg.set("scheduler.policy", caf::atom("testing"));
     cfg.set("logger.verbosity", caf::atom("quiet"));
     return cfg;

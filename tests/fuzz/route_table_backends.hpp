@@ -19,7 +19,6 @@
 #include "actors/auth/session_table.hpp"
 #include "actors/directory.hpp"
 #include "protocol/macros.hpp"
-#include "protocol/messages.hpp"
 #include "protocol/plants.hpp"
 #include "protocol/profiles.hpp"
 #include "protocol/toast.hpp"

@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "protocol/messages.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/env.hpp"
 #include "tests/unit/support/files.hpp"

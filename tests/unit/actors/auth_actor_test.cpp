@@ -10,7 +10,6 @@
 
 #include "actors/auth/password_hash.hpp"
 #include "actors/auth/session_table.hpp"
-#include "protocol/messages.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/text.hpp"
 #include "tests/unit/support/wait.hpp"

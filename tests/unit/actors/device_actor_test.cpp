@@ -14,7 +14,6 @@
 #include <string>
 
 #include "protocol/device_codec.hpp"
-#include "protocol/messages.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/io_thread.hpp"
 

@@ -4,7 +4,8 @@
 
 #include <caf/all.hpp>
 
-#include "protocol/messages.hpp"
+#include "protocol/mixer.hpp"
+#include "protocol/profiles.hpp"
 #include "tests/unit/support/actors.hpp"
 
 using namespace mixerd;

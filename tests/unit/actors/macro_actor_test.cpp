@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "protocol/device_codec.hpp"
-#include "protocol/messages.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/io_thread.hpp"
 

@@ -11,7 +11,6 @@
 #include "actors/hub/hub_actor.hpp"
 #include "protocol/device_codec.hpp"
 #include "protocol/json.hpp"
-#include "protocol/messages.hpp"
 #include "tests/unit/support/actors.hpp"
 
 using json = nlohmann::json;

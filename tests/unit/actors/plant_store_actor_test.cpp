@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <string>
 
-#include "protocol/messages.hpp"
 #include "protocol/plants.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/files.hpp"

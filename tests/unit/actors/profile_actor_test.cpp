@@ -11,7 +11,6 @@
 
 #include "actors/mixer/mixer_actor.hpp"
 #include "actors/profiles/profile_folder.hpp"
-#include "protocol/messages.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/files.hpp"
 

@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "actors/settings/settings_file.hpp"
-#include "protocol/messages.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/files.hpp"
 

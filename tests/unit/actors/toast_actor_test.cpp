@@ -8,7 +8,6 @@
 #include <string>
 
 #include "protocol/device_codec.hpp"
-#include "protocol/messages.hpp"
 #include "tests/unit/support/actors.hpp"
 
 using json = nlohmann::json;

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "protocol/atoms.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/io_thread.hpp"
 

@@ -14,7 +14,15 @@
 #include <vector>
 
 #include "actors/hub/hub_actor.hpp"
-#include "protocol/messages.hpp"
+#include "protocol/audio.hpp"
+#include "protocol/device.hpp"
+#include "protocol/macros.hpp"
+#include "protocol/mixer.hpp"
+#include "protocol/music.hpp"
+#include "protocol/plugins.hpp"
+#include "protocol/profiles.hpp"
+#include "protocol/smarthome.hpp"
+#include "protocol/stream.hpp"
 #include "tests/unit/support/actors.hpp"
 
 using json = nlohmann::json;

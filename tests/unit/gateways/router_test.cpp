@@ -24,7 +24,7 @@
 #include "gateways/plants/plants_listener.hpp"
 #include "gateways/toast/notification_listener.hpp"
 #include "protocol/json.hpp"
-#include "protocol/messages.hpp"
+#include "protocol/toast.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/files.hpp"
 #include "tests/unit/support/io_thread.hpp"

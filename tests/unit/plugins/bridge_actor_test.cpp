@@ -12,7 +12,6 @@
 #include <string>
 
 #include "protocol/device_codec.hpp"
-#include "protocol/messages.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/files.hpp"
 #include "tests/unit/support/wait.hpp"

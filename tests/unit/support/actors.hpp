@@ -15,7 +15,6 @@
 
 #include "actors/system.hpp"
 #include "protocol/events.hpp"
-#include "protocol/messages.hpp"
 
 namespace mixerd::test {
 
