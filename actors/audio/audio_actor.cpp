@@ -3,15 +3,13 @@
 #include <algorithm>
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 
 namespace mixerd {
 
 namespace {
 
 constexpr std::string_view component = "audio";
-constexpr auto first_retry = std::chrono::milliseconds(500);
-constexpr auto longest_retry = std::chrono::milliseconds(5000);
 // A stream that resets its own volume is set back at most this often per second; then once
 // more when the second is over, so that a fight costs little and still ends with our value.
 constexpr int max_corrections_per_second = 10;
@@ -116,7 +114,7 @@ void on_link(self_ptr self, const pulse_link& link) {
     // Announced once the server info arrives (it names the server and the defaults).
     forget_server(self);
     st.push_sink = st.push_source = true;
-    st.backoff = std::chrono::milliseconds(0);
+    st.retry.reset();
     return;
   }
   forget_server(self);
@@ -135,8 +133,7 @@ void on_link(self_ptr self, const pulse_link& link) {
   }
   if (st.retry_pending) return;
   st.retry_pending = true;
-  st.backoff = st.backoff.count() == 0 ? first_retry : std::min(st.backoff * 2, longest_retry);
-  self->delayed_send(self, st.backoff, retry_atom_v);
+  self->delayed_send(self, st.retry.next(), retry_atom_v);
 }
 
 void on_defaults(self_ptr self, const pulse_defaults& d) {

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "actors/audio/pulse_client.hpp"
+#include "actors/support/back_off.hpp"
+#include "actors/support/capability.hpp"
 #include "protocol/audio.hpp"
 #include "protocol/hub.hpp"
 #include "protocol/limits.hpp"
@@ -80,7 +82,8 @@ struct audio_state {
   std::map<audio_object, int> pending;  // our changes not yet acknowledged, per object
 
   std::unique_ptr<pulse_client> client;
-  std::chrono::milliseconds backoff{0};
+  // Reconnects: 0.5 s doubling to 5 s, as the device link.
+  back_off retry{std::chrono::milliseconds(500), std::chrono::milliseconds(5000)};
   bool retry_pending = false;
   bool told_unreachable = false;
   std::vector<caf::actor> watchers;
@@ -99,5 +102,8 @@ using audio_impl =
 audio_impl::behavior_type audio_behavior(audio_impl::stateful_pointer<audio_state> self,
                                          hub_actor hub, const mixer_snapshot& initial,
                                          std::shared_ptr<published<audio_view>> view);
+
+// Its row of the capability table (actors/audio/audio_capability.cpp).
+const capability& audio_capability();
 
 }  // namespace mixerd

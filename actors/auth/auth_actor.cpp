@@ -8,8 +8,8 @@
 
 #include "actors/auth/password_hash.hpp"
 #include "actors/auth/session_table.hpp"
-#include "actors/log.hpp"
-#include "actors/settings/settings_file.hpp"
+#include "actors/support/log.hpp"
+#include "actors/support/settings_file.hpp"
 #include "protocol/secret.hpp"
 #include "protocol/settings_schema.hpp"
 

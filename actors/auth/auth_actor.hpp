@@ -20,6 +20,7 @@
 
 #include "actors/auth/check_queue.hpp"
 #include "actors/auth/login_throttle.hpp"
+#include "actors/support/capability.hpp"
 #include "protocol/auth.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/snapshot.hpp"
@@ -86,5 +87,8 @@ struct auth_actor_state {
 auth_actor::behavior_type auth_behavior(auth_actor::stateful_pointer<auth_actor_state> self,
                                         settings_actor settings, nlohmann::json initial_settings,
                                         std::shared_ptr<published<auth_view>> view);
+
+// Its row of the capability table (actors/auth/auth_capability.cpp).
+const capability& auth_capability();
 
 }  // namespace mixerd

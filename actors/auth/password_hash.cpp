@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "actors/secure_random.hpp"
+#include "actors/support/secure_random.hpp"
 #include "protocol/secret.hpp"
 
 namespace mixerd::password_hash {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "actors/device/port_finder.hpp"
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/metrics.hpp"
 
@@ -49,9 +49,7 @@ void drop_link(self_ptr self, const std::string& reason) {
   } else {
     log::debug(component, reason);
   }
-  st.backoff = std::clamp(st.backoff * 2, std::chrono::milliseconds(limits::reconnect_backoff_min),
-                          std::chrono::milliseconds(limits::reconnect_backoff_max));
-  schedule_retry(self, st.backoff);
+  schedule_retry(self, st.retry.next());
 }
 
 void try_connect(self_ptr self) {
@@ -115,7 +113,7 @@ void on_line(self_ptr self, const std::string& line, bool overlong) {
     // ACK,READY or any other line proves a device is answering (protocol/README.md, "Link life").
     st.status.connected = true;
     st.status.port = st.path;
-    st.backoff = std::chrono::milliseconds(0);
+    st.retry.reset();
     st.told_searching = false;
     log::info(component, "connected on ", st.path);
     if (st.was_connected) metrics::bump(metrics::process().device_reconnects);

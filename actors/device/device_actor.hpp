@@ -14,8 +14,11 @@
 #include <string>
 
 #include "actors/device/serial_link.hpp"
+#include "actors/support/back_off.hpp"
+#include "actors/support/capability.hpp"
 #include "protocol/device.hpp"
 #include "protocol/hub.hpp"
+#include "protocol/limits.hpp"
 #include "protocol/snapshot.hpp"
 
 namespace boost::asio {
@@ -39,7 +42,7 @@ struct device_state {
   std::uint64_t generation = 0;  // of the current link; older links' messages are dropped
   bool opened = false;           // port open, handshake sent
   std::chrono::steady_clock::time_point last_line;
-  std::chrono::milliseconds backoff{0};
+  back_off retry{limits::reconnect_backoff_min, limits::reconnect_backoff_max};
   bool told_searching = false;
   bool was_connected = false;  // a link was up before: the next one is a reconnect (metrics)
   // Unusable (unrecognised, over-long) lines logged in the current minute, and those left out of
@@ -67,5 +70,8 @@ using device_impl =
 device_impl::behavior_type device_behavior(device_impl::stateful_pointer<device_state> self,
                                            device_config config,
                                            std::shared_ptr<published<device_view>> status);
+
+// Its row of the capability table (actors/device/device_capability.cpp).
+const capability& device_capability();
 
 }  // namespace mixerd

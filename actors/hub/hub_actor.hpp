@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "actors/support/capability.hpp"
 #include "protocol/hub.hpp"
 
 namespace mixerd {
@@ -25,5 +26,8 @@ struct hub_state {
 // further subscriptions are refused with a log line. Subscribing again replaces the topics.
 hub_actor::behavior_type hub_behavior(hub_actor::stateful_pointer<hub_state> self,
                                       std::size_t max_subscribers);
+
+// Its row of the capability table (actors/hub/hub_capability.cpp).
+const capability& hub_capability();
 
 }  // namespace mixerd

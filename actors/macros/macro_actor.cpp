@@ -3,8 +3,8 @@
 #include <caf/all.hpp>
 #include <utility>
 
-#include "actors/log.hpp"
 #include "actors/macros/macro_executors.hpp"
+#include "actors/support/log.hpp"
 
 namespace mixerd {
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/support/capability.hpp"
 #include "protocol/device.hpp"
 #include "protocol/hub.hpp"
 #include "protocol/macro_runs.hpp"
@@ -75,5 +76,8 @@ macro_view macro_view_of(const macro_pages& set);
 macros_impl::behavior_type macro_behavior(macros_impl::stateful_pointer<macro_state> self,
                                           macro_wiring wiring, nlohmann::json settings,
                                           std::shared_ptr<published<macro_view>> view);
+
+// Its row of the capability table (actors/macros/macros_capability.cpp).
+const capability& macros_capability();
 
 }  // namespace mixerd

@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "actors/log.hpp"
 #include "actors/macros/keyboard_output.hpp"
-#include "actors/network/command_runner.hpp"
+#include "actors/support/log.hpp"
+#include "actors/support/program_runner.hpp"
 #include "protocol/hotkeys.hpp"
 #include "protocol/uri.hpp"
 #include "protocol/validation.hpp"
@@ -72,7 +72,7 @@ void log_output(const std::string& label, const std::string& text) {
   }
 }
 
-std::string command_error(const command_output& out, const std::string& program) {
+std::string command_error(const program_output& out, const std::string& program) {
   if (out.not_started) return "could not start " + program;
   if (out.timed_out)
     return "ran longer than " + std::to_string(macros::command_timeout.count()) +
@@ -90,7 +90,7 @@ void run_command_macro(self_ptr self, step_ref at, const json& fields) {
       argv[0].front() == '/' ? argv[0] : find_in_path(argv[0], std::getenv("PATH"));
   if (program.empty()) return report(self, at, "program '" + argv[0] + "' not found in PATH");
   if (self->state.wiring.io == nullptr) return report(self, at, "Commands not available");
-  command_spec spec;
+  program_spec spec;
   spec.program = program;
   spec.argv0 = argv[0];
   spec.args.assign(argv.begin() + 1, argv.end());
@@ -98,9 +98,9 @@ void run_command_macro(self_ptr self, step_ref at, const json& fields) {
   spec.max_bytes = max_command_output;
   spec.with_stderr = true;
   spec.wait_for_exit = true;
-  run_command(*self->state.wiring.io, std::move(spec),
+  run_program(*self->state.wiring.io, std::move(spec),
               [me = caf::actor_cast<caf::actor>(self), at, program,
-               label = label_of(self, at)](command_output out) {
+               label = label_of(self, at)](program_output out) {
                 log_output(label, out.text);
                 auto error = command_error(out, program);
                 caf::anon_send(me, macro_step_done{at.run, at.step, error.empty(), error});

@@ -11,7 +11,7 @@
 #include <caf/all.hpp>
 #include <chrono>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 
 namespace mixerd {
 

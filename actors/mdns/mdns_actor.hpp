@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "actors/support/capability.hpp"
 #include "protocol/mdns.hpp"
 #include "protocol/settings.hpp"
 
@@ -48,5 +49,8 @@ struct mdns_state {
 mdns_impl::behavior_type mdns_behavior(mdns_impl::stateful_pointer<mdns_state> self,
                                        settings_actor settings, nlohmann::json initial_settings,
                                        std::string host_name);
+
+// Its row of the capability table (actors/mdns/mdns_capability.cpp).
+const capability& mdns_capability();
 
 }  // namespace mixerd

@@ -4,7 +4,7 @@
 #include <caf/all.hpp>
 #include <type_traits>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 #include "protocol/json.hpp"
 
 namespace mixerd {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "actors/support/capability.hpp"
 #include "protocol/audio.hpp"
 #include "protocol/device.hpp"
 #include "protocol/hub.hpp"
@@ -45,5 +46,8 @@ mixer_view mixer_view_of(const mixer_snapshot& mix);
 mixer_actor::behavior_type mixer_behavior(mixer_actor::stateful_pointer<mixer_state> self,
                                           mixer_wiring wiring, nlohmann::json settings,
                                           std::shared_ptr<published<mixer_view>> view);
+
+// Its row of the capability table (actors/mixer/mixer_capability.cpp).
+const capability& mixer_capability();
 
 }  // namespace mixerd

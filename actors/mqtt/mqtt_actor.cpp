@@ -2,7 +2,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 #include "protocol/device_codec.hpp"
 #include "protocol/limits.hpp"
 

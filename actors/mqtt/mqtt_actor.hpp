@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "actors/mqtt/mqtt_client.hpp"
+#include "actors/support/capability.hpp"
 #include "protocol/atoms.hpp"
 #include "protocol/device.hpp"
 #include "protocol/hub.hpp"
@@ -74,5 +75,8 @@ using mqtt_impl =
 // `config` from mqtt::settings_from at start-up (validated there).
 mqtt_impl::behavior_type mqtt_behavior(mqtt_impl::stateful_pointer<mqtt_state> self,
                                        mqtt_wiring wiring, mqtt::settings config);
+
+// Its row of the capability table (actors/mqtt/mqtt_capability.cpp).
+const capability& mqtt_capability();
 
 }  // namespace mixerd

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "actors/support/back_off.hpp"
 #include "protocol/atoms.hpp"
 
 namespace mixerd {
@@ -27,8 +28,6 @@ constexpr int keepalive_seconds = 20;
 // One pass of the connection thread waits at most this long for the socket (a publication wakes
 // it at once): the thread notices a stop within it.
 constexpr int loop_timeout_ms = 500;
-constexpr auto backoff_min = std::chrono::seconds(1);
-constexpr auto backoff_max = std::chrono::seconds(30);
 // stop(): the last message's PUBACK, then the DISCONNECT and the thread's end.
 constexpr auto last_message_wait = 1000ms;
 constexpr auto thread_end_wait = 1000ms;
@@ -132,7 +131,7 @@ void on_publish(mosquitto*, void* obj, int) {
 // The connection thread: connects, runs libmosquitto's loop, and after a failure waits (1 s
 // doubling to 30 s, back to 1 s once a broker accepted us) and connects again.
 void run(shared_ptr_t s) {
-  std::chrono::milliseconds backoff = backoff_min;
+  back_off retry{std::chrono::seconds(1), std::chrono::seconds(30)};
   int rc =
       mosquitto_connect_async(s->mosq, s->options.host.c_str(), s->options.port, keepalive_seconds);
   bool up = rc == MOSQ_ERR_SUCCESS;
@@ -144,9 +143,8 @@ void run(shared_ptr_t s) {
       up = false;
       s->report_closed(rc);
     }
-    if (s->accepted_since_failure.exchange(false)) backoff = backoff_min;
-    if (s->wait_or_stop(backoff)) break;
-    backoff = std::min<std::chrono::milliseconds>(backoff * 2, backoff_max);
+    if (s->accepted_since_failure.exchange(false)) retry.reset();
+    if (s->wait_or_stop(retry.next())) break;
     // Resolves the name on this thread (it may take a while) and starts a non-blocking connect.
     rc = mosquitto_reconnect_async(s->mosq);
     up = rc == MOSQ_ERR_SUCCESS;

@@ -4,14 +4,13 @@
 #include <caf/all.hpp>
 #include <cstdlib>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 
 namespace mixerd {
 
 namespace {
 
 constexpr std::string_view component = "music";
-constexpr auto max_backoff = std::chrono::seconds(30);
 // A track change counts once the track has stayed this long: a player that first names the file
 // and then its tags (mpv) makes one change, not two.
 constexpr auto track_settle_time = std::chrono::milliseconds(300);
@@ -78,8 +77,7 @@ void lost(self_ptr self, const std::string& reason) {
   st.players.clear();
   fail_commands(self, std::string(music::no_bus_error));
   refresh(self);
-  self->delayed_send(self, st.backoff, retry_atom_v, st.gen);
-  st.backoff = std::min(st.backoff * 2, max_backoff);
+  self->delayed_send(self, st.retry.next(), retry_atom_v, st.gen);
 }
 
 void on_update(self_ptr self, mpris_player_update& update) {
@@ -150,7 +148,7 @@ music_impl::behavior_type music_behavior(music_impl::stateful_pointer<music_acto
         auto& st = self->state;
         if (gen != st.gen) return;
         st.connected = true;
-        st.backoff = std::chrono::seconds(1);
+        st.retry.reset();
         st.last_failure.clear();
         log::info(component, "session D-Bus connected");
         publish_view(self);

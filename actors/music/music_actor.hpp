@@ -19,6 +19,8 @@
 #include <string>
 
 #include "actors/music/mpris_bus.hpp"
+#include "actors/support/back_off.hpp"
+#include "actors/support/capability.hpp"
 #include "protocol/atoms.hpp"
 #include "protocol/hub.hpp"
 #include "protocol/music.hpp"
@@ -44,7 +46,7 @@ struct music_actor_state {
   std::shared_ptr<mpris_bus> bus;  // the current connection (attempt); null between attempts
   std::uint64_t gen = 0;           // of `bus`; messages of older connections are dropped
   bool connected = false;
-  std::chrono::seconds backoff{1};
+  back_off retry{std::chrono::seconds(1), std::chrono::seconds(30)};
   std::string last_failure;  // logged once until it changes or the bus comes back
   std::map<std::string, music::player> players;
   std::uint64_t order = 0;             // found and started stamps
@@ -75,5 +77,8 @@ mpris_bus_options music_bus_from_environment();
 music_impl::behavior_type music_behavior(music_impl::stateful_pointer<music_actor_state> self,
                                          music_wiring wiring,
                                          std::shared_ptr<published<music_view>> view);
+
+// Its row of the capability table (actors/music/music_capability.cpp).
+const capability& music_capability();
 
 }  // namespace mixerd

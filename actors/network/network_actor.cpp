@@ -10,8 +10,8 @@
 #include <climits>
 #include <cstdlib>
 
-#include "actors/log.hpp"
-#include "actors/network/command_runner.hpp"
+#include "actors/support/log.hpp"
+#include "actors/support/program_runner.hpp"
 
 namespace mixerd {
 
@@ -54,9 +54,9 @@ void publish_names(self_ptr self) {
 void start_probe(self_ptr self, const std::string& program) {
   auto& st = self->state;
   st.probing = true;
-  run_command(*st.config.io, program, st.config.overlay_command, {"status", "--json"},
+  run_program(*st.config.io, program, st.config.overlay_command, {"status", "--json"},
               st.config.probe_timeout, max_status_bytes,
-              [me = caf::actor_cast<caf::actor>(self)](command_output out) {
+              [me = caf::actor_cast<caf::actor>(self)](program_output out) {
                 caf::anon_send(me, overlay_atom_v, std::move(out.text), out.complete);
               });
 }

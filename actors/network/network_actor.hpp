@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/support/capability.hpp"
 #include "protocol/atoms.hpp"
 #include "protocol/host_names.hpp"
 #include "protocol/network.hpp"
@@ -66,5 +67,8 @@ using network_impl = network_actor::extend<caf::reacts_to<overlay_atom, std::str
 
 network_impl::behavior_type network_behavior(network_impl::stateful_pointer<network_state> self,
                                              network_config config);
+
+// Its row of the capability table (actors/network/network_capability.cpp).
+const capability& network_capability();
 
 }  // namespace mixerd

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "actors/log.hpp"
-#include "actors/settings/settings_file.hpp"
+#include "actors/support/log.hpp"
+#include "actors/support/settings_file.hpp"
 #include "protocol/plants.hpp"
 #include "protocol/secret.hpp"
 

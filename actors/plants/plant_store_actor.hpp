@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "actors/support/capability.hpp"
 #include "protocol/plants.hpp"
 #include "protocol/settings.hpp"
 
@@ -33,5 +34,8 @@ struct plant_store_state {
 plants_actor::behavior_type plant_store_behavior(
     plants_actor::stateful_pointer<plant_store_state> self, std::string path,
     settings_actor settings, nlohmann::json initial_settings);
+
+// Its row of the capability table (actors/plants/plants_capability.cpp).
+const capability& plants_capability();
 
 }  // namespace mixerd

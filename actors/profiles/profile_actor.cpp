@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
 #include "actors/profiles/profile_folder.hpp"
+#include "actors/support/log.hpp"
 
 namespace mixerd {
 

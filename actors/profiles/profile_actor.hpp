@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/support/capability.hpp"
 #include "protocol/hub.hpp"
 #include "protocol/macros.hpp"
 #include "protocol/mixer.hpp"
@@ -66,5 +67,8 @@ struct profiles_state {
 profiles_actor::behavior_type profiles_behavior(
     profiles_actor::stateful_pointer<profiles_state> self, profiles_wiring wiring,
     profiles_opened opened, std::shared_ptr<published<profiles_view>> view);
+
+// Its row of the capability table (actors/profiles/profiles_capability.cpp).
+const capability& profiles_capability();
 
 }  // namespace mixerd

@@ -10,8 +10,8 @@
 #include <ctime>
 #include <filesystem>
 
-#include "actors/log.hpp"
-#include "actors/settings/settings_file.hpp"
+#include "actors/support/log.hpp"
+#include "actors/support/settings_file.hpp"
 
 namespace mixerd::profile_folder {
 

@@ -10,7 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "actors/settings/settings_file.hpp"
+#include "actors/support/capability.hpp"
+#include "actors/support/settings_file.hpp"
 #include "protocol/settings.hpp"
 
 namespace mixerd {
@@ -29,5 +30,8 @@ using settings_impl = settings_actor::extend<caf::reacts_to<caf::tick_atom>>;
 
 settings_impl::behavior_type settings_behavior(settings_impl::stateful_pointer<settings_state> self,
                                                settings_file::paths paths, nlohmann::json initial);
+
+// Its row of the capability table (actors/settings/settings_capability.cpp).
+const capability& settings_capability();
 
 }  // namespace mixerd

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 
 namespace mixerd {
 
@@ -20,8 +20,8 @@ smarthome_outcome refused(result what, std::string error) {
   return {what, std::move(error), {}};
 }
 
-std::string seconds_text(std::chrono::seconds s) {
-  return std::to_string(s.count()) + " s";
+std::string seconds_text(std::chrono::milliseconds delay) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(delay).count()) + " s";
 }
 
 void publish(self_ptr self, event e) {
@@ -87,8 +87,7 @@ void close_link(self_ptr self) {
 
 void schedule_retry(self_ptr self) {
   auto& st = self->state;
-  self->delayed_send(self, st.backoff, retry_atom_v, st.generation);
-  st.backoff = std::min(st.backoff * 2, std::chrono::seconds(smarthome::max_retry));
+  self->delayed_send(self, st.retry.next(), retry_atom_v, st.generation);
 }
 
 // The connection failed or ended: reconnect after the back-off.
@@ -99,10 +98,10 @@ void lost(self_ptr self, const std::string& why) {
   if (!st.config) return;
   if (was_connected)
     log::warn(component, "Home Assistant connection lost: ", why, "; reconnecting in ",
-              seconds_text(st.backoff));
+              seconds_text(st.retry.upcoming()));
   else
     log::info(component, "cannot connect to Home Assistant at ", st.config->url, ": ", why,
-              "; retrying in ", seconds_text(st.backoff));
+              "; retrying in ", seconds_text(st.retry.upcoming()));
   schedule_retry(self);
 }
 
@@ -217,7 +216,7 @@ void heartbeat(self_ptr self) {
 void maybe_ready(self_ptr self) {
   auto& st = self->state;
   if (!st.subscribed || !st.states_loaded || st.connected) return;
-  st.backoff = smarthome::first_retry;
+  st.retry.reset();
   log::info(component, "connected to Home Assistant: ", st.devices.size(), " devices");
   set_connected(self, true);
   heartbeat(self);
@@ -356,7 +355,7 @@ void reconfigure(self_ptr self, const nlohmann::json& settings) {
                              : "smart-home settings removed: disconnecting");
   close_link(self);
   st.config = std::move(fresh);
-  st.backoff = smarthome::first_retry;
+  st.retry.reset();
   connect(self);
 }
 

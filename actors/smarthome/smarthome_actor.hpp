@@ -19,7 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "actors/websocket_client.hpp"
+#include "actors/support/back_off.hpp"
+#include "actors/support/capability.hpp"
+#include "actors/support/websocket_client.hpp"
 #include "protocol/atoms.hpp"
 #include "protocol/hub.hpp"
 #include "protocol/settings.hpp"
@@ -65,7 +67,7 @@ struct smarthome_state {
   std::int64_t subscribe_id = 0;
   std::int64_t states_id = 0;
   bool ping_unanswered = false;
-  std::chrono::seconds backoff = smarthome::first_retry;
+  back_off retry{smarthome::first_retry, smarthome::max_retry};
   std::vector<smarthome_device> devices;  // listed ones: `entities` order, else by entity id
   std::map<std::int64_t, smarthome_pending> pending;  // at most smarthome::max_pending_calls
   static inline const char* name = "smarthome";
@@ -83,5 +85,8 @@ using smarthome_impl = smarthome_actor::extend<
 smarthome_impl::behavior_type smarthome_behavior(
     smarthome_impl::stateful_pointer<smarthome_state> self, smarthome_wiring wiring,
     nlohmann::json settings, std::shared_ptr<published<smarthome_view>> view);
+
+// Its row of the capability table (actors/smarthome/smarthome_capability.cpp).
+const capability& smarthome_capability();
 
 }  // namespace mixerd

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 
 namespace mixerd {
 
@@ -19,7 +19,6 @@ using nlohmann::json;
 constexpr auto request_limit = std::chrono::seconds(3);
 // From the WebSocket's open to Identified.
 constexpr auto identify_limit = std::chrono::seconds(10);
-constexpr auto max_backoff = std::chrono::milliseconds(30000);
 // Requests waiting for OBS at once; more are refused (busy).
 constexpr std::size_t max_pending = 64;
 constexpr std::size_t max_message_bytes = 4 * 1024 * 1024;
@@ -136,21 +135,20 @@ void disconnect(self_ptr self, bool retry) {
     announce_status(self);
   }
   if (!retry) return;
-  self->delayed_send(self, st.backoff, retry_atom_v, st.gen);
-  st.backoff = std::min(st.backoff * 2, max_backoff);
+  self->delayed_send(self, st.retry.next(), retry_atom_v, st.gen);
 }
 
 // A connection that cannot go on: logged (the first failure of an outage at info, later ones
 // at debug, a lost working connection at warn) and retried.
 void give_up(self_ptr self, const std::string& why) {
   auto& st = self->state;
-  const auto next = st.backoff.count();
+  const auto next = st.retry.upcoming().count();
   if (st.at == phase::ready)
     log::warn(component, "connection to OBS at ", st.config.url, " lost: ", why,
               "; reconnecting in ", next, " ms");
   else if (!st.down_reported)
     log::info(component, "OBS not available at ", st.config.url, ": ", why, "; retrying in ", next,
-              " ms (then up to every ", max_backoff.count() / 1000, " s)");
+              " ms (then up to every ", st.retry.longest().count() / 1000, " s)");
   else
     log::debug(component, "OBS still not available at ", st.config.url, ": ", why);
   st.down_reported = true;
@@ -243,7 +241,7 @@ void load(self_ptr self) {
     auto& st = self->state;
     st.at = phase::ready;
     st.now.connected = true;
-    st.backoff = std::chrono::milliseconds(1000);
+    st.retry.reset();
     st.down_reported = false;
     log::info(component, "connected to OBS at ", st.config.url, ": ", st.now.scenes.size(),
               " scenes, program scene '", st.now.current, "'",
@@ -318,8 +316,8 @@ void on_closed(self_ptr self, const std::string& reason, std::int32_t code) {
     auto& st = self->state;
     if (!st.down_reported || st.at == phase::ready)
       log::warn(component, "OBS at ", st.config.url,
-                " refused the password (authentication failed); retrying in ", st.backoff.count(),
-                " ms");
+                " refused the password (authentication failed); retrying in ",
+                st.retry.upcoming().count(), " ms");
     st.down_reported = true;
     return disconnect(self, true);
   }
@@ -400,7 +398,7 @@ void on_reload(self_ptr self, const nlohmann::json& settings) {
   log::info(component, "settings changed: connecting to OBS at ", st.config.url);
   st.down_reported = false;
   disconnect(self, false);
-  st.backoff = std::chrono::milliseconds(1000);
+  st.retry.reset();
   connect(self);
 }
 

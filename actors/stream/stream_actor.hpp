@@ -19,7 +19,9 @@
 #include <memory>
 #include <string>
 
-#include "actors/websocket_client.hpp"
+#include "actors/support/back_off.hpp"
+#include "actors/support/capability.hpp"
+#include "actors/support/websocket_client.hpp"
 #include "protocol/atoms.hpp"
 #include "protocol/hub.hpp"
 #include "protocol/settings.hpp"
@@ -49,7 +51,7 @@ struct stream_state {
   std::shared_ptr<websocket_client> link;
   std::uint64_t gen = 0;  // of the current connection attempt
   phase at = phase::waiting;
-  std::chrono::milliseconds backoff{1000};
+  back_off retry{std::chrono::seconds(1), std::chrono::seconds(30)};
   bool down_reported = false;     // the outage has been logged once
   bool garbage_reported = false;  // an unreadable message of this connection has been logged
   // Requests sent to OBS and waiting for their answer, by requestId.
@@ -74,5 +76,8 @@ using stream_impl =
 stream_impl::behavior_type stream_behavior(stream_impl::stateful_pointer<stream_state> self,
                                            stream_wiring wiring, stream::settings config,
                                            std::shared_ptr<published<stream_view>> view);
+
+// Its row of the capability table (actors/stream/stream_capability.cpp).
+const capability& stream_capability();
 
 }  // namespace mixerd

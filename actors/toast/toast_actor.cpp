@@ -2,8 +2,8 @@
 
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
-#include "actors/settings/settings_file.hpp"
+#include "actors/support/log.hpp"
+#include "actors/support/settings_file.hpp"
 #include "protocol/metrics.hpp"
 #include "protocol/secret.hpp"
 

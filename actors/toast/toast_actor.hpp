@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "actors/support/capability.hpp"
 #include "protocol/device.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/rate_limit.hpp"
@@ -49,5 +50,8 @@ toast_handler_list toast_handlers_from_settings(const nlohmann::json& settings);
 toast_actor::behavior_type toast_behavior(toast_actor::stateful_pointer<toast_actor_state> self,
                                           toast_wiring wiring, nlohmann::json initial_settings,
                                           std::shared_ptr<published<toast_view>> view);
+
+// Its row of the capability table (actors/toast/toast_capability.cpp).
+const capability& toast_capability();
 
 }  // namespace mixerd

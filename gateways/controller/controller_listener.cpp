@@ -1,7 +1,7 @@
 #include "gateways/controller/controller_listener.hpp"
 
 #include "actors/auth/session_table.hpp"
-#include "actors/installed_files.hpp"
+#include "actors/support/installed_files.hpp"
 #include "gateways/http/cors.hpp"
 #include "gateways/http/json_body.hpp"
 #include "protocol/auth.hpp"

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 #include "gateways/http/request_checks.hpp"
 #include "protocol/metrics.hpp"
 #include "protocol/uri.hpp"

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "actors/directory.hpp"
+#include "actors/support/directory.hpp"
 #include "gateways/http/io_actor.hpp"
 #include "gateways/http/server.hpp"
 #include "protocol/limits.hpp"

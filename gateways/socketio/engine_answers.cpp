@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "actors/secure_random.hpp"
+#include "actors/support/secure_random.hpp"
 #include "gateways/socketio/engine.hpp"
 #include "protocol/socketio_codec.hpp"
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 #include "gateways/socketio/engine.hpp"
 #include "gateways/socketio/engine_answers.hpp"
 #include "gateways/socketio/session_caps.hpp"

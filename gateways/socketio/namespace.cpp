@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 #include "protocol/metrics.hpp"
 #include "protocol/socketio_codec.hpp"
 

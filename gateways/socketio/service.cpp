@@ -6,7 +6,7 @@
 #include <caf/all.hpp>
 
 #include "actors/auth/session_table.hpp"
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 #include "gateways/socketio/broadcaster.hpp"
 #include "gateways/socketio/engine.hpp"
 #include "gateways/socketio/namespace.hpp"

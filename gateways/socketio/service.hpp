@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "actors/directory.hpp"
+#include "actors/support/directory.hpp"
 #include "gateways/http/server.hpp"
 #include "protocol/limits.hpp"
 

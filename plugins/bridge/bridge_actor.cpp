@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
+#include "actors/support/back_off.hpp"
+#include "actors/support/log.hpp"
 #include "plugins/bridge/bridge_internal.hpp"
 #include "protocol/json.hpp"
 #include "protocol/metrics.hpp"
@@ -238,10 +239,11 @@ void on_ended(self_ptr self, plugin_entry& p, const std::string& reason) {
                " crashes within 10 minutes (enable it again to retry)");
     return publish(self);
   }
-  auto delay = plugins::first_restart_delay * (1LL << std::min(crashes - 1, 6));
-  delay = std::min<decltype(delay)>(delay, plugins::max_restart_delay);
+  // The crashes within the window count as the failures in a row.
+  const auto delay = back_off{plugins::first_restart_delay, plugins::max_restart_delay}.delay_after(
+      static_cast<std::size_t>(crashes));
   log::warn(component_of(p), why, was_loaded ? "" : " (while loading)", "; restarting in ",
-            delay.count(), " s");
+            std::chrono::duration_cast<std::chrono::seconds>(delay).count(), " s");
   p.info.state = plugin_state::starting;
   self->delayed_send(self, delay, plugin_timer{timer::restart, p.info.id, p.gen, 0});
   publish(self);

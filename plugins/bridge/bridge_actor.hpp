@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 
+#include "actors/support/capability.hpp"
 #include "plugins/bridge/plugin_process.hpp"
 #include "protocol/device.hpp"
 #include "protocol/hub.hpp"
@@ -121,5 +122,8 @@ plugins_impl::behavior_type plugins_behavior(
 // The folder holding the SDK: <dir of the running binary>/../share/mixerd/python when it has
 // mixerd/runner.py, else the source tree's plugins/python.
 std::string plugin_sdk_dir();
+
+// Its row of the capability table (plugins/bridge/plugins_capability.cpp).
+const capability& plugins_capability();
 
 }  // namespace mixerd

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 #include "plugins/bridge/bridge_internal.hpp"
 #include "protocol/json.hpp"
 #include "protocol/validation.hpp"

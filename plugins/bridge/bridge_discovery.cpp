@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "actors/installed_files.hpp"
-#include "actors/log.hpp"
+#include "actors/support/installed_files.hpp"
+#include "actors/support/log.hpp"
 #include "plugins/bridge/bridge_internal.hpp"
 
 namespace mixerd {

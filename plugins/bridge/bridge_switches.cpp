@@ -3,7 +3,7 @@
 #include <caf/all.hpp>
 #include <set>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 #include "plugins/bridge/bridge_internal.hpp"
 
 namespace mixerd::bridge {

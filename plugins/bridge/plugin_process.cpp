@@ -20,8 +20,8 @@
 #include <cstring>
 #include <deque>
 
-#include "actors/log.hpp"
-#include "actors/spawn_attributes.hpp"
+#include "actors/support/log.hpp"
+#include "actors/support/spawn_attributes.hpp"
 #include "protocol/plugins.hpp"
 
 namespace mixerd {

@@ -35,7 +35,7 @@
 #include <set>
 #include <string>
 
-#include "actors/directory.hpp"
+#include "actors/support/directory.hpp"
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/detail.hpp"
 #include "gateways/http/io_actor.hpp"

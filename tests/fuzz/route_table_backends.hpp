@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "actors/auth/session_table.hpp"
-#include "actors/directory.hpp"
+#include "actors/support/directory.hpp"
 #include "protocol/macros.hpp"
 #include "protocol/plants.hpp"
 #include "protocol/profiles.hpp"

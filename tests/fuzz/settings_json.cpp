@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "actors/settings/settings_file.hpp"
+#include "actors/support/settings_file.hpp"
 #include "protocol/settings_schema.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 

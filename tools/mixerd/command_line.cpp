@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 #include "protocol/settings_schema.hpp"
 
 namespace mixerd::cli {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "actors/auth/password_hash.hpp"
-#include "actors/settings/settings_file.hpp"
+#include "actors/support/settings_file.hpp"
 
 namespace mixerd::commands {
 

@@ -13,9 +13,8 @@
 #include <variant>
 #include <vector>
 
-#include "actors/log.hpp"
-#include "actors/settings/settings_file.hpp"
-#include "actors/system.hpp"
+#include "actors/support/log.hpp"
+#include "actors/support/settings_file.hpp"
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/connection_budget.hpp"
 #include "gateways/http/io_actor.hpp"
@@ -30,8 +29,10 @@
 #include "protocol/settings_schema.hpp"
 #include "protocol/types.hpp"
 #include "tools/mixer-sim/simulated_device.hpp"
+#include "tools/mixerd/capability_table.hpp"
 #include "tools/mixerd/open_files.hpp"
 #include "tools/mixerd/service_manager.hpp"
+#include "tools/mixerd/system.hpp"
 
 namespace mixerd {
 
@@ -153,7 +154,7 @@ struct planned_listener {
 int run_daemon(const cli::options& opts) {
   // The actor system outlives the io_context: handlers still queued there hold actor handles.
   caf::actor_system_config cfg;
-  configure_actor_system(cfg);
+  configure_actor_system(cfg, capability_table());
   caf::actor_system sys{cfg};
   boost::asio::io_context io;
   // Signals are caught from before the pid file exists (set-password sends SIGHUP to that pid)
@@ -211,7 +212,7 @@ int run_daemon(const cli::options& opts) {
     log::info(component, "HTTPS on the controller and notification ports with ", tls.certificate);
 
   running_system actors;
-  spawn_actors(sys, {&io, serial, paths, settings}, actors);
+  spawn_actors(sys, capability_table(), {&io, serial, paths, settings}, actors);
   // Route handlers run on the io thread and ask actors through this one.
   http::io_actor io_actor(sys, io);
   // systemd's notify protocol (nothing without NOTIFY_SOCKET); its watchdog probes every

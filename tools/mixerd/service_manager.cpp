@@ -10,7 +10,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 #include "gateways/http/io_actor.hpp"
 
 namespace mixerd {

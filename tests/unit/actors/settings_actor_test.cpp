@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "actors/settings/settings_file.hpp"
+#include "actors/support/settings_file.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/files.hpp"
 

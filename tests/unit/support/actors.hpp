@@ -13,19 +13,21 @@
 #include <variant>
 #include <vector>
 
-#include "actors/system.hpp"
+#include "actors/support/scheduler.hpp"
 #include "protocol/events.hpp"
 
 namespace mixerd::test {
 
 inline constexpr auto wait_limit = std::chrono::seconds(2);
 
+// The daemon's scheduler. The capabilities' type-ID blocks are left out: the values never leave
+// the process, and CAF passes them without them.
 inline caf::actor_system_config& configured(caf::actor_system_config& cfg) {
-  configure_actor_system(cfg);
+  configure_scheduler(cfg);
   return cfg;
 }
 
-// An actor system set up by configure_actor_system. Actors spawned through `spawn` (or handed
+// An actor system set up as the daemon's. Actors spawned through `spawn` (or handed
 // to `track`) are killed when the fixture ends, so the system's destructor never waits for them
 // forever.
 struct actor_fixture {

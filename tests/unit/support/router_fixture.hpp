@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "actors/directory.hpp"
+#include "actors/support/directory.hpp"
 #include "gateways/http/io_actor.hpp"
 #include "gateways/http/router.hpp"
 #include "tests/unit/support/actors.hpp"

@@ -1,4 +1,4 @@
-#include "actors/secure_random.hpp"
+#include "actors/support/secure_random.hpp"
 
 #include <sys/random.h>
 

@@ -16,17 +16,17 @@ class io_context;
 
 namespace mixerd {
 
-struct command_output {
+struct program_output {
   std::string text;       // standard output, at most max_bytes
   bool complete = false;  // the program closed its output within the time and size limits
-  // With command_spec::wait_for_exit, how the program ended (else unknown: -1 and 0).
+  // With program_spec::wait_for_exit, how the program ended (else unknown: -1 and 0).
   int exit_code = -1;        // its exit status when it exited by itself
   int exit_signal = 0;       // the signal that ended it (not one of ours)
   bool timed_out = false;    // killed at the time limit
   bool not_started = false;  // posix_spawn failed (no such program, not executable, ...)
 };
 
-struct command_spec {
+struct program_spec {
   std::string program;            // a path (no PATH search)
   std::string argv0;              // argv[0]
   std::vector<std::string> args;  // argv[1...]
@@ -40,12 +40,12 @@ struct command_spec {
 };
 
 // `done` is called once, on the io thread.
-void run_command(boost::asio::io_context& io, command_spec spec,
-                 std::function<void(command_output)> done);
+void run_program(boost::asio::io_context& io, program_spec spec,
+                 std::function<void(program_output)> done);
 // The same, with standard output only and without waiting for the exit.
-void run_command(boost::asio::io_context& io, std::string program, std::string argv0,
+void run_program(boost::asio::io_context& io, std::string program, std::string argv0,
                  std::vector<std::string> args, std::chrono::milliseconds timeout,
-                 std::size_t max_bytes, std::function<void(command_output)> done);
+                 std::size_t max_bytes, std::function<void(program_output)> done);
 
 // The first executable regular file named `name` in the folders of `path_variable` (":"
 // separated; empty entries, meaning the current folder, are skipped). "" when none.

@@ -1,4 +1,4 @@
-#include "actors/spawn_attributes.hpp"
+#include "actors/support/spawn_attributes.hpp"
 
 #include <signal.h>
 

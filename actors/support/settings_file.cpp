@@ -1,4 +1,4 @@
-#include "actors/settings/settings_file.hpp"
+#include "actors/support/settings_file.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "actors/secure_random.hpp"
+#include "actors/support/secure_random.hpp"
 #include "protocol/settings_schema.hpp"
 
 namespace mixerd::settings_file {

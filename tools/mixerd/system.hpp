@@ -1,5 +1,5 @@
-// Spawns, wires and stops the capabilities from one table (actors/system.cpp): adding a
-// capability is one row there (design: docs/architecture.md "Adding a capability").
+// Spawns, wires and stops the capabilities of a capability table (capability_table.cpp): adding
+// a capability is one row there (docs/architecture.md, "Adding a capability").
 #pragma once
 
 #include <caf/actor.hpp>
@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "actors/directory.hpp"
-#include "actors/settings/settings_file.hpp"
+#include "actors/support/capability.hpp"
+#include "actors/support/directory.hpp"
+#include "actors/support/settings_file.hpp"
 
 namespace boost::asio {
 class io_context;
@@ -17,9 +18,11 @@ class io_context;
 
 namespace mixerd {
 
-// CAF settings for a quiet daemon on a small machine: work-sharing scheduler (idle workers
-// sleep), one worker, mixerd's type-ID block.
-void configure_actor_system(caf::actor_system_config& cfg);
+using capability_list = std::vector<const capability*>;
+
+// The daemon's CAF settings: the scheduler of actors/support/scheduler.hpp and the type-ID block
+// of every capability of `rows`.
+void configure_actor_system(caf::actor_system_config& cfg, const capability_list& rows);
 
 struct actor_options {
   boost::asio::io_context* io = nullptr;
@@ -31,13 +34,14 @@ struct actor_options {
 // The running capabilities: their handles and views (for gateways) and what shutdown needs.
 struct running_system {
   directory dir;
-  // Per shutdown phase, the actors to stop in it (see system.cpp).
+  // Per shutdown phase, the actors to stop in it.
   std::vector<std::vector<caf::actor>> phases;
 };
 
-// Spawns every row of the table in order, declares its events, subscribes it to the events it
-// receives and registers its initial_state contribution.
-void spawn_actors(caf::actor_system& sys, const actor_options& options, running_system& out);
+// Spawns every row in order: each registers its handle and views, declares its events and is
+// subscribed to the events it receives; then each row's link runs.
+void spawn_actors(caf::actor_system& sys, const capability_list& rows, const actor_options& options,
+                  running_system& out);
 
 // Stops `extra` (the gateways' own actors) with the first phase, then phase by phase; before the
 // last phase (settings, hub), pending settings are saved. Blocks until all have terminated.

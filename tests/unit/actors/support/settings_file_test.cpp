@@ -1,4 +1,4 @@
-#include "actors/settings/settings_file.hpp"
+#include "actors/support/settings_file.hpp"
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "actors/installed_files.hpp"
+#include "actors/support/installed_files.hpp"
 
 namespace mixerd {
 

@@ -1,4 +1,4 @@
-#include "actors/directory.hpp"
+#include "actors/support/directory.hpp"
 
 #include "protocol/json.hpp"
 

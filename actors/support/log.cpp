@@ -1,4 +1,4 @@
-#include "actors/log.hpp"
+#include "actors/support/log.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "actors/network/command_runner.hpp"
+#include "actors/support/program_runner.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <memory>
 
-#include "actors/spawn_attributes.hpp"
+#include "actors/support/spawn_attributes.hpp"
 
 extern char** environ;
 
@@ -34,7 +34,7 @@ constexpr auto exit_poll_interval = std::chrono::milliseconds(20);
 class run : public std::enable_shared_from_this<run> {
  public:
   run(asio::io_context& io, std::size_t max_bytes, bool wait_for_exit,
-      std::function<void(command_output)> done)
+      std::function<void(program_output)> done)
       : pipe_(io),
         timer_(io),
         exit_poll_(io),
@@ -50,7 +50,7 @@ class run : public std::enable_shared_from_this<run> {
     }
   }
 
-  void start(const command_spec& spec) {
+  void start(const program_spec& spec) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) return not_started();
     posix_spawn_file_actions_t actions;
@@ -163,8 +163,8 @@ class run : public std::enable_shared_from_this<run> {
   asio::steady_timer exit_poll_;
   std::size_t max_bytes_;
   bool wait_for_exit_;
-  std::function<void(command_output)> done_;
-  command_output output_;
+  std::function<void(program_output)> done_;
+  program_output output_;
   std::array<char, 4096> buffer_{};
   pid_t pid_ = -1;
   bool finished_ = false;
@@ -172,22 +172,22 @@ class run : public std::enable_shared_from_this<run> {
 
 }  // namespace
 
-void run_command(asio::io_context& io, command_spec spec,
-                 std::function<void(command_output)> done) {
+void run_program(asio::io_context& io, program_spec spec,
+                 std::function<void(program_output)> done) {
   auto r = std::make_shared<run>(io, spec.max_bytes, spec.wait_for_exit, std::move(done));
   asio::post(io, [r, spec = std::move(spec)] { r->start(spec); });
 }
 
-void run_command(asio::io_context& io, std::string program, std::string argv0,
+void run_program(asio::io_context& io, std::string program, std::string argv0,
                  std::vector<std::string> args, std::chrono::milliseconds timeout,
-                 std::size_t max_bytes, std::function<void(command_output)> done) {
-  command_spec spec;
+                 std::size_t max_bytes, std::function<void(program_output)> done) {
+  program_spec spec;
   spec.program = std::move(program);
   spec.argv0 = std::move(argv0);
   spec.args = std::move(args);
   spec.timeout = timeout;
   spec.max_bytes = max_bytes;
-  run_command(io, std::move(spec), std::move(done));
+  run_program(io, std::move(spec), std::move(done));
 }
 
 std::string find_in_path(const std::string& name, const char* path_variable) {

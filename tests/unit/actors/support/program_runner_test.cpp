@@ -1,4 +1,4 @@
-#include "actors/network/command_runner.hpp"
+#include "actors/support/program_runner.hpp"
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>
@@ -9,19 +9,19 @@
 #include "tests/unit/support/files.hpp"
 #include "tests/unit/support/io_thread.hpp"
 
-using mixerd::command_output;
+using mixerd::program_output;
 using namespace std::chrono_literals;
 
 namespace {
 
 // Runs commands on an io thread like the daemon's.
 struct command_thread : mixerd::test::io_thread {
-  command_output run(std::string program, std::vector<std::string> args,
+  program_output run(std::string program, std::vector<std::string> args,
                      std::chrono::milliseconds timeout = 2000ms, std::size_t max_bytes = 1024) {
-    std::promise<command_output> result;
+    std::promise<program_output> result;
     auto future = result.get_future();
-    mixerd::run_command(io, program, program, std::move(args), timeout, max_bytes,
-                        [&result](command_output out) { result.set_value(std::move(out)); });
+    mixerd::run_program(io, program, program, std::move(args), timeout, max_bytes,
+                        [&result](program_output out) { result.set_value(std::move(out)); });
     REQUIRE(future.wait_for(10s) == std::future_status::ready);
     return future.get();
   }
@@ -80,18 +80,18 @@ TEST_CASE("find_in_path finds executables only, in PATH order") {
 
 namespace {
 
-command_output run_spec(mixerd::command_spec spec) {
+program_output run_spec(mixerd::program_spec spec) {
   mixerd::test::io_thread io;
-  std::promise<command_output> result;
+  std::promise<program_output> result;
   auto future = result.get_future();
-  mixerd::run_command(io.io, std::move(spec),
-                      [&result](command_output out) { result.set_value(std::move(out)); });
+  mixerd::run_program(io.io, std::move(spec),
+                      [&result](program_output out) { result.set_value(std::move(out)); });
   REQUIRE(future.wait_for(10s) == std::future_status::ready);
   return future.get();
 }
 
-mixerd::command_spec waiting(std::string script, std::chrono::milliseconds timeout = 5000ms) {
-  mixerd::command_spec spec;
+mixerd::program_spec waiting(std::string script, std::chrono::milliseconds timeout = 5000ms) {
+  mixerd::program_spec spec;
   spec.program = "/bin/sh";
   spec.argv0 = "sh";
   spec.args = {"-c", std::move(script)};

@@ -1,4 +1,4 @@
-#include "actors/websocket_client.hpp"
+#include "actors/support/websocket_client.hpp"
 
 #include <openssl/ssl.h>
 

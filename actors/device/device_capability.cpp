@@ -1,0 +1,36 @@
+// The device's row: the serial link on the io thread; it publishes every device line.
+#include <caf/all.hpp>
+
+#include "actors/device/device_actor.hpp"
+#include "protocol/audio.hpp"
+#include "protocol/json.hpp"
+
+namespace mixerd {
+
+const capability& device_capability() {
+  static const capability c = [] {
+    capability c;
+    c.name = "device";
+    c.spawn = [](spawn_context& ctx) {
+      auto device = ctx.sys.spawn(device_behavior,
+                                  device_config{ctx.io, ctx.serial, ctx.dir.get<hub_actor>()},
+                                  ctx.dir.slot(device_view{}));
+      return ctx.registered<device_actor>(device);
+    };
+    c.add_types = [](caf::actor_system_config& cfg) {
+      cfg.add_message_types<caf::id_block::mixerd_device>();
+    };
+    c.events = [] { return list_of_kinds<device_status, serial_raw, device_input>(); };
+    c.contribute = [](const directory& dir, nlohmann::json& state) {
+      auto device = dir.view<device_view>();
+      auto audio = dir.view<audio_view>();
+      auto status = device ? *device : device_view{};
+      state["status"] = json::status_to_json(status, audio && audio->connected);
+      state["connected"] = status.connected;
+    };
+    return c;
+  }();
+  return c;
+}
+
+}  // namespace mixerd

@@ -1,0 +1,37 @@
+// The MQTT row (Home Assistant discovery, states and commands). Detached: a clean stop waits,
+// within a bound, for the broker to acknowledge `offline`. Its broker connection runs on a thread
+// of its own, so an absent or slow broker holds up nothing. After profiles: its commands load
+// profiles. A consumer: it mirrors the producers' last changes before it goes offline.
+#include <caf/all.hpp>
+
+#include "actors/mqtt/mqtt_actor.hpp"
+#include "actors/network/network_actor.hpp"
+
+namespace mixerd {
+
+const capability& mqtt_capability() {
+  static const capability c = [] {
+    capability c;
+    c.name = "mqtt";
+    c.spawn = [](spawn_context& ctx) {
+      auto& dir = ctx.dir;
+      mqtt_wiring wiring{
+          dir.get<settings_actor>(),   dir.get<mixer_actor>(),    dir.get<macros_actor>(),
+          dir.get<profiles_actor>(),   dir.source<mixer_view>(),  dir.source<macro_view>(),
+          dir.source<profiles_view>(), dir.source<device_view>(), read_host_name()};
+      std::string key;
+      std::string error;
+      // Validated at start-up (settings_schema): a bad value never gets here.
+      auto config = mqtt::settings_from(ctx.settings, wiring.host_name, key, error)
+                        .value_or(mqtt::settings{});
+      auto mqtt = ctx.sys.spawn<caf::detached>(mqtt_behavior, std::move(wiring), std::move(config));
+      return ctx.registered<mqtt_actor>(mqtt);
+    };
+    c.stop = stop_phase::consumers;
+    c.subscriptions = mqtt_subscriptions;
+    return c;
+  }();
+  return c;
+}
+
+}  // namespace mixerd

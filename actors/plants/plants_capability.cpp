@@ -1,0 +1,26 @@
+// The plant store's row: detached (it fsyncs plants.json).
+#include <caf/all.hpp>
+
+#include "actors/plants/plant_store_actor.hpp"
+
+namespace mixerd {
+
+const capability& plants_capability() {
+  static const capability c = [] {
+    capability c;
+    c.name = "plants";
+    c.spawn = [](spawn_context& ctx) {
+      auto plants =
+          ctx.sys.spawn<caf::detached>(plant_store_behavior, ctx.paths.data_dir + "/plants.json",
+                                       ctx.dir.get<settings_actor>(), ctx.settings);
+      return ctx.registered<plants_actor>(plants);
+    };
+    c.add_types = [](caf::actor_system_config& cfg) {
+      cfg.add_message_types<caf::id_block::mixerd_plants>();
+    };
+    return c;
+  }();
+  return c;
+}
+
+}  // namespace mixerd

@@ -1,0 +1,67 @@
+// What a capability declares about itself, in its own files (actors/<cap>/<cap>_capability.cpp):
+// how its actor is spawned and stopped, its CAF type-ID block, the events it publishes and
+// receives, and what it adds to Socket.IO's initial_state. The daemon's capability table
+// (tools/mixerd/capability_table.cpp) lists one descriptor per row, in spawn order; the daemon
+// assembles everything else (the event set, the type IDs, the subscriptions) from the rows.
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "actors/support/directory.hpp"
+#include "actors/support/settings_file.hpp"
+#include "protocol/events.hpp"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace mixerd {
+
+// When a capability's actor stops: producers of changes first (every change they made is then
+// queued at the settings actor ahead of its final flush), then the actors that only consume
+// their output, the infrastructure (settings, hub) last.
+enum class stop_phase { producers = 0, consumers = 1, infrastructure = 2 };
+inline constexpr int stop_phase_count = 3;
+
+// What a capability is spawned with.
+struct spawn_context {
+  caf::actor_system& sys;
+  boost::asio::io_context* io = nullptr;  // the io thread's (listeners, serial port, websockets)
+  const std::string& serial;              // --serial: "auto", "none" or a path
+  const settings_file::paths& paths;
+  const nlohmann::json& settings;  // as loaded and validated at start-up
+  // The rows above have registered their handles and views; this row adds its own.
+  directory& dir;
+
+  // Registers `spawned` under its capability's interface Handle (an actor spawned with an
+  // extended interface is found by the public one) and returns it untyped.
+  template <class Handle, class Spawned>
+  caf::actor registered(const Spawned& spawned) {
+    dir.add<Handle>(spawned);
+    return caf::actor_cast<caf::actor>(spawned);
+  }
+};
+
+struct capability {
+  std::string_view name;  // as in logs and docs: "mixer", "macros", ...
+  // Spawns the actor, registers its handle and views in ctx.dir and returns it.
+  caf::actor (*spawn)(spawn_context& ctx) = nullptr;
+  stop_phase stop = stop_phase::producers;
+  // Adds its CAF type-ID block (cfg.add_message_types<caf::id_block::mixerd_<cap>>()).
+  void (*add_types)(caf::actor_system_config& cfg) = nullptr;
+  // The event types it publishes (kinds_of's list form); null: none.
+  event_kind_list (*events)() = nullptr;
+  // The event types its actor receives from the hub; null: none.
+  event_kind_set (*subscriptions)() = nullptr;
+  // Writes its keys into initial_state (from its published views); null: none.
+  void (*contribute)(const directory& dir, nlohmann::json& state) = nullptr;
+  // Called once every row is spawned, before any listener opens: sends the actor the handles it
+  // needs from rows below it. Null: it needs none.
+  void (*link)(const directory& dir, const caf::actor& self) = nullptr;
+};
+
+}  // namespace mixerd

@@ -1,0 +1,29 @@
+// The toast row: the notification API's state and the toasts shown on the device. A consumer:
+// device and audio server changes become toasts.
+#include <caf/all.hpp>
+
+#include "actors/toast/toast_actor.hpp"
+
+namespace mixerd {
+
+const capability& toast_capability() {
+  static const capability c = [] {
+    capability c;
+    c.name = "toast";
+    c.spawn = [](spawn_context& ctx) {
+      toast_wiring wiring{ctx.dir.get<device_actor>(), ctx.dir.get<settings_actor>()};
+      auto view = ctx.dir.slot(toast_view{toast_handlers_from_settings(ctx.settings)});
+      auto toast = ctx.sys.spawn(toast_behavior, wiring, ctx.settings, view);
+      return ctx.registered<toast_actor>(toast);
+    };
+    c.stop = stop_phase::consumers;
+    c.add_types = [](caf::actor_system_config& cfg) {
+      cfg.add_message_types<caf::id_block::mixerd_toast>();
+    };
+    c.subscriptions = toast_subscriptions;
+    return c;
+  }();
+  return c;
+}
+
+}  // namespace mixerd

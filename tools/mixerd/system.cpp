@@ -1,0 +1,59 @@
+#include "tools/mixerd/system.hpp"
+
+#include <caf/all.hpp>
+
+#include "actors/support/log.hpp"
+#include "actors/support/scheduler.hpp"
+#include "protocol/hub.hpp"
+#include "protocol/limits.hpp"
+#include "protocol/settings.hpp"
+
+namespace mixerd {
+
+void configure_actor_system(caf::actor_system_config& cfg, const capability_list& rows) {
+  for (const auto* row : rows)
+    if (row->add_types) row->add_types(cfg);
+  configure_scheduler(cfg);
+}
+
+void spawn_actors(caf::actor_system& sys, const capability_list& rows, const actor_options& options,
+                  running_system& out) {
+  out.phases.assign(stop_phase_count, {});
+  std::vector<caf::actor> spawned;
+  for (const auto* row : rows) {
+    spawn_context ctx{sys, options.io, options.serial, options.paths, options.settings, out.dir};
+    auto actor = row->spawn(ctx);
+    spawned.push_back(actor);
+    out.phases[static_cast<int>(row->stop)].push_back(actor);
+    if (row->events) out.dir.declare(row->events());
+    if (row->subscriptions)
+      caf::anon_send(out.dir.get<hub_actor>(), caf::subscribe_atom_v, actor, row->subscriptions());
+    if (row->contribute) out.dir.contribute(row->contribute);
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i]->link) rows[i]->link(out.dir, spawned[i]);
+}
+
+void shutdown_actors(caf::actor_system& sys, const running_system& running,
+                     const std::vector<caf::actor>& extra) {
+  caf::scoped_actor self{sys};
+  auto stop = [&](const std::vector<caf::actor>& group) {
+    for (const auto& a : group)
+      if (a) self->send_exit(a, caf::exit_reason::user_shutdown);
+    for (const auto& a : group)
+      if (a) self->wait_for(a);
+  };
+  auto first = running.phases[static_cast<int>(stop_phase::producers)];
+  first.insert(first.end(), extra.begin(), extra.end());
+  stop(first);
+  stop(running.phases[static_cast<int>(stop_phase::consumers)]);
+  self->request(running.dir.get<settings_actor>(), limits::shutdown_flush_timeout,
+                caf::flush_atom_v)
+      .receive([](bool) {},
+               [](caf::error& e) {
+                 log::error("mixerd", "settings not saved at shutdown: ", caf::to_string(e));
+               });
+  stop(running.phases[static_cast<int>(stop_phase::infrastructure)]);
+}
+
+}  // namespace mixerd
