@@ -3,7 +3,7 @@
 #include <string>
 
 #include "protocol/json.hpp"
-#include "protocol/macro_reader.hpp"
+#include "protocol/macro_kinds.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd {

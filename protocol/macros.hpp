@@ -53,33 +53,15 @@ struct macros_change {
   nlohmann::json to_json() const;
 };
 
-enum class macro_kind {
-  none,  // an empty slot
-  hotkey,
-  command,
-  http,
-  media,
-  mute,
-  volume,
-  profile,
-  stream_scene,
-  stream_source,
-  smarthome,
-  sequence,
-  plugin,
-};
-
-std::string_view to_string(macro_kind kind);
-std::optional<macro_kind> macro_kind_from_string(std::string_view text);
-
 // One slot. `fields` is the whole validated object: "type", "name", "icon" and the kind's own
 // fields (a sequence's "steps" hold validated step objects, a delay step being
 // {"type": "delay", "ms": n}).
 struct macro {
-  macro_kind kind = macro_kind::none;
   nlohmann::json fields = {{"type", "none"}, {"name", ""}, {"icon", ""}};
+  std::string type() const;  // its kind: "none" for an empty slot
   std::string name() const;  // "" when absent
   std::string icon() const;
+  bool empty() const { return type() == "none"; }
 };
 
 using macro_page = std::array<macro, limits::macro_count>;
@@ -104,7 +86,8 @@ struct macro_trigger_outcome {
   int page = 0;  // the page it ran on (resolved when the request named none)
   std::string name;
 };
-// -> macro (the slot as stored). A validated macro into a slot; macro_kind::none empties it.
+// -> macro (the slot as stored). A validated macro into a slot; an empty one (type none) empties
+// it.
 struct macro_edit {
   int page = 0;
   int index = 0;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "protocol/audio.hpp"
 #include "protocol/device.hpp"
@@ -100,6 +101,11 @@ struct set_slider_assignment {
 struct toggle_mute {
   int index = 0;
 };
+// -> bool (it changed); index 0-3 or protocol::master_index. Nothing happens when it already is.
+struct set_mute {
+  int index = 0;
+  bool muted = false;
+};
 // -> int (the volume now in effect)
 struct set_master_volume {
   int volume = 0;
@@ -127,14 +133,20 @@ inline event_kind_set mixer_subscriptions() {
   return kinds_of<device_input, device_status>();
 }
 
-using mixer_actor =
-    caf::typed_actor<caf::replies_to<caf::get_atom>::with<mixer_snapshot>,
-                     caf::replies_to<set_slider_value>::with<int>,
-                     caf::replies_to<set_slider_assignment>::with<assignment>,
-                     caf::replies_to<toggle_mute>::with<bool>,
-                     caf::replies_to<set_master_volume>::with<int>,
-                     caf::replies_to<mixer_apply>::with<bool>, caf::reacts_to<event>,
-                     caf::reacts_to<master_observed>, caf::reacts_to<settings_reloaded>>;
+using mixer_actor = caf::typed_actor<
+    caf::replies_to<caf::get_atom>::with<mixer_snapshot>,
+    caf::replies_to<set_slider_value>::with<int>,
+    caf::replies_to<set_slider_assignment>::with<assignment>,
+    caf::replies_to<toggle_mute>::with<bool>, caf::replies_to<set_mute>::with<bool>,
+    caf::replies_to<set_master_volume>::with<int>, caf::replies_to<mixer_apply>::with<bool>,
+    caf::reacts_to<event>, caf::reacts_to<master_observed>, caf::reacts_to<settings_reloaded>>;
+
+namespace macros {
+struct kind;
+}  // namespace macros
+
+// The mixer's macro kinds (protocol/README.md, "Macros"): mute and volume.
+std::vector<macros::kind> mixer_macro_kinds();
 
 }  // namespace mixerd
 
@@ -145,6 +157,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mixer_snapshot)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::set_slider_value)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::set_slider_assignment)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::toggle_mute)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::set_mute)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::set_master_volume)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::master_observed)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mixer_apply)
@@ -155,6 +168,7 @@ CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::mixer_snapshot))
 CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::set_slider_value))
 CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::set_slider_assignment))
 CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::toggle_mute))
+CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::set_mute))
 CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::set_master_volume))
 CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::master_observed))
 CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::mixer_apply))

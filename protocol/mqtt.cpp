@@ -480,4 +480,24 @@ std::optional<command> parse_command(std::string_view node_id, std::string_view 
   return std::nullopt;
 }
 
+command_request request_of(const command& c) {
+  switch (c.target.kind) {
+    case entity_kind::slider:
+      return {"slider.set", {{"index", c.target.index}, {"value", c.value}}};
+    case entity_kind::master_volume:
+      return {"master.set", {{"value", c.value}}};
+    case entity_kind::mute:
+      return {"mute.set", {{"index", c.target.index}, {"muted", c.on}}};
+    case entity_kind::master_mute:
+      return {"master.mute_set", {{"muted", c.on}}};
+    case entity_kind::macro:
+      return {"macro.trigger", {{"index", c.target.index}}};
+    case entity_kind::profile:
+      return {"profile.load", {{"name", c.name}}};
+    case entity_kind::device:
+      break;
+  }
+  return {};
+}
+
 }  // namespace mixerd::mqtt

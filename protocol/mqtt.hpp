@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/command_params.hpp"
 #include "protocol/device.hpp"
 #include "protocol/events.hpp"
 #include "protocol/macros.hpp"
@@ -134,6 +135,9 @@ struct command {
   bool on = false;   // a switch's wanted state
   std::string name;  // a select's option (a profile name)
 };
+// What a command message runs: a command of the command table (docs/api.md, "Commands") and its
+// arguments, with the API's indices (sliders and mutes 1-4, macro slots 0-8).
+command_request request_of(const command& c);
 // A message on one of command_filters(node_id): the entity and its validated payload, with the
 // API's rules (numbers: integers from 0 to 100, as POST /api/sliders/{index} takes them; a
 // switch: ON or OFF; a button: PRESS; a profile: a valid profile name). nullopt and `error` (a

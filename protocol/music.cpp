@@ -7,6 +7,7 @@
 #include "protocol/device_codec.hpp"
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/macro_kinds.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd {
@@ -176,5 +177,24 @@ nlohmann::json to_json(const music_view& view) {
 }
 
 }  // namespace music
+
+}  // namespace mixerd
+
+namespace mixerd {
+
+// ---- Macro kind: media, the active player ---------------------------------------------------
+
+std::vector<macros::kind> music_macro_kinds() {
+  return {
+      {"media", true,
+       [](macros::field_reader& r) {
+         return r.one_of("action", {"play_pause", "play", "pause", "next", "previous", "stop"},
+                         nullptr);
+       },
+       [](const nlohmann::json& fields) {
+         return command_request{"music.control", {{"action", fields.at("action")}}};
+       }},
+  };
+}
 
 }  // namespace mixerd

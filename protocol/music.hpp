@@ -169,6 +169,13 @@ nlohmann::json to_json(const music_view& view);
 
 }  // namespace music
 
+namespace macros {
+struct kind;
+}  // namespace macros
+
+// The music capability's macro kind: media.
+std::vector<macros::kind> music_macro_kinds();
+
 }  // namespace mixerd
 
 // The music capability's CAF type-ID block, chained after the stream block (docs/architecture.md,

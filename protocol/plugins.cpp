@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "protocol/json.hpp"
+#include "protocol/macro_kinds.hpp"
 #include "protocol/music.hpp"
 
 namespace mixerd {
@@ -427,3 +428,43 @@ std::vector<hook_call> hooks_of(const event& e, hook_mapper& mapper) {
 }
 
 }  // namespace mixerd::plugins
+
+namespace mixerd {
+
+// ---- Macro kind: plugin, run by the handler a plugin registered for its plugin_type -----------
+
+namespace {
+
+constexpr std::size_t max_plugin_fields_bytes = 16 * 1024;
+constexpr int max_plugin_nesting = 16;
+
+// plugin_type plus that type's own fields, kept as they are.
+bool read_plugin_macro(macros::field_reader& r) {
+  const auto* type = r.find("plugin_type");
+  if (type == nullptr) return r.missing("plugin_type");
+  if (!type->is_string() || !plugins::valid_macro_type(type->get_ref<const std::string&>()))
+    return r.fail("plugin_type", "must be 1 to 64 letters, digits, '_', '-' or '.'");
+  // Copying and encoding JSON recurse: a deeply nested value is refused before either.
+  if (json::nested_deeper_than(r.in(), max_plugin_nesting))
+    return r.fail("plugin_type", "has fields nested deeper than " +
+                                     std::to_string(max_plugin_nesting) + " levels with it");
+  nlohmann::json own = nlohmann::json::object();
+  for (const auto& [key, value] : r.in().items())
+    if (key != "type" && key != "name" && key != "icon") own[key] = value;
+  if (own.dump().size() > max_plugin_fields_bytes)
+    return r.fail("plugin_type", "has more than 16 KiB of fields with it");
+  for (auto& [key, value] : own.items())
+    r.out[key] = std::move(value);
+  return true;
+}
+
+}  // namespace
+
+std::vector<macros::kind> plugins_macro_kinds() {
+  // Not a step of a sequence: its handler answers for the whole macro.
+  return {{"plugin", false, read_plugin_macro, [](const nlohmann::json& fields) {
+             return command_request{"plugin.run_macro", {{"macro", fields}}};
+           }}};
+}
+
+}  // namespace mixerd

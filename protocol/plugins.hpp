@@ -246,6 +246,13 @@ struct plugin_timer {
   std::uint64_t seq = 0;
 };
 
+namespace macros {
+struct kind;
+}  // namespace macros
+
+// The plugin host's macro kind: plugin (a type a plugin registered).
+std::vector<macros::kind> plugins_macro_kinds();
+
 }  // namespace mixerd
 
 // The plugins capability's CAF type-ID block, chained after the music block (docs/architecture.md,

@@ -5,6 +5,7 @@
 
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/macro_kinds.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd {
@@ -199,6 +200,25 @@ std::string parse_fields(const json& j, profile_file& out) {
 
 }  // namespace
 
+int status_of(profile_outcome::result what) {
+  using result = profile_outcome::result;
+  switch (what) {
+    case result::ok:
+      return 200;
+    case result::not_found:
+      return 404;
+    case result::exists:
+    case result::is_current:
+    case result::broken:
+      return 409;
+    case result::invalid:
+      return 400;
+    case result::failed:
+      break;
+  }
+  return 500;
+}
+
 std::string name_problem(std::string_view name, std::string_view field) {
   const std::string f(field);
   if (name.empty() || name.size() > max_name_bytes)
@@ -334,3 +354,21 @@ profile_content content_of(const mixer_snapshot& mix, const macro_pages& macros)
 }
 
 }  // namespace mixerd::profiles
+
+namespace mixerd {
+
+// ---- Macro kind: profile, a profile.load --------------------------------------------------
+
+std::vector<macros::kind> profiles_macro_kinds() {
+  return {
+      {"profile", true,
+       [](macros::field_reader& r) {
+         return r.text("profile", profiles::max_name_bytes, true, true);
+       },
+       [](const nlohmann::json& fields) {
+         return command_request{"profile.load", {{"name", fields.at("profile")}}};
+       }},
+  };
+}
+
+}  // namespace mixerd

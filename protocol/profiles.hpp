@@ -112,6 +112,10 @@ inline constexpr std::string_view current_key = "current_profile";
 // is one; else a sentence naming `field`, e.g. "name must be 1 to 64 bytes".
 std::string name_problem(std::string_view name, std::string_view field = "name");
 
+// The HTTP status of an outcome (docs/api.md, "Audio profiles"): 404 not found, 409 exists, is
+// the current one or is broken on disk, 400 invalid, 500 failed.
+int status_of(profile_outcome::result what);
+
 // The file name of a profile: every byte outside A-Z a-z 0-9 - _ written %XX (upper-case hex),
 // then ".json". Only for valid names: the result has no '/', no '.' before ".json" and no NUL,
 // so it always names a file inside the profiles folder.
@@ -156,6 +160,13 @@ profile_summary summary_of(const profile_file& file);
 profile_content content_of(const mixer_snapshot& mix, const macro_pages& macros);
 
 }  // namespace profiles
+
+namespace macros {
+struct kind;
+}  // namespace macros
+
+// The profiles' macro kind: profile.
+std::vector<macros::kind> profiles_macro_kinds();
 
 }  // namespace mixerd
 

@@ -5,6 +5,7 @@
 
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/macro_kinds.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd {
@@ -292,3 +293,38 @@ toast_text toggle_toast(const smarthome_device& device) {
 }
 
 }  // namespace mixerd::smarthome
+
+namespace mixerd {
+
+// ---- Macro kind: smarthome, a Home Assistant service call -----------------------------------
+
+namespace {
+
+bool read_service_call(macros::field_reader& r) {
+  const auto* id = r.find("entity_id");
+  if (id == nullptr) return r.missing("entity_id");
+  if (!id->is_string() || !smarthome::valid_entity_id(id->get_ref<const std::string&>()))
+    return r.fail("entity_id", "must be an entity id such as light.desk");
+  r.out["entity_id"] = *id;
+  return r.one_of("action", {"toggle", "turn_on", "turn_off"}, nullptr) &&
+         r.integer("brightness", 0, 100, false);
+}
+
+// turn_on with a brightness sets it (0 turns the light off); the others ignore it.
+command_request service_command(const nlohmann::json& fields) {
+  const auto action = fields.at("action").get<std::string>();
+  nlohmann::json args = {{"entity_id", fields.at("entity_id")}};
+  if (action == "turn_on" && fields.contains("brightness")) {
+    args["value"] = fields.at("brightness");
+    return {"smarthome.brightness", std::move(args)};
+  }
+  return {"smarthome." + action, std::move(args)};
+}
+
+}  // namespace
+
+std::vector<macros::kind> smarthome_macro_kinds() {
+  return {{"smarthome", true, read_service_call, service_command}};
+}
+
+}  // namespace mixerd

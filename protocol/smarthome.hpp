@@ -184,6 +184,13 @@ toast_text toggle_toast(const smarthome_device& device);
 
 }  // namespace smarthome
 
+namespace macros {
+struct kind;
+}  // namespace macros
+
+// The smart home's macro kind: smarthome.
+std::vector<macros::kind> smarthome_macro_kinds();
+
 }  // namespace mixerd
 
 // The smarthome capability's CAF type-ID block, chained after the plants block

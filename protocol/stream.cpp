@@ -7,6 +7,7 @@
 #include <array>
 
 #include "protocol/json.hpp"
+#include "protocol/macro_kinds.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd {
@@ -297,3 +298,47 @@ toast_content output_toast(bool recording, bool active) {
 }
 
 }  // namespace mixerd::stream
+
+namespace mixerd {
+
+// ---- Macro kinds: stream_scene and stream_source -------------------------------------------
+
+namespace {
+
+// `visible`: true, false or "toggle" (the default).
+bool read_source(macros::field_reader& r) {
+  if (!r.text("source_name", stream::max_name_bytes, true, true)) return false;
+  const auto* visible = r.find("visible");
+  if (visible == nullptr) {
+    r.out["visible"] = "toggle";
+  } else if (visible->is_boolean() || (visible->is_string() && *visible == "toggle")) {
+    r.out["visible"] = *visible;
+  } else {
+    return r.fail("visible", "must be true, false or \"toggle\"");
+  }
+  return true;
+}
+
+command_request source_command(const nlohmann::json& fields) {
+  const auto& visible = fields.at("visible");
+  if (visible.is_boolean())
+    return {"stream.source", {{"source_name", fields.at("source_name")}, {"visible", visible}}};
+  return {"stream.source_toggle", {{"source_name", fields.at("source_name")}}};
+}
+
+}  // namespace
+
+std::vector<macros::kind> stream_macro_kinds() {
+  return {
+      {"stream_scene", true,
+       [](macros::field_reader& r) {
+         return r.text("scene_name", stream::max_name_bytes, true, true);
+       },
+       [](const nlohmann::json& fields) {
+         return command_request{"stream.scene", {{"scene_name", fields.at("scene_name")}}};
+       }},
+      {"stream_source", true, read_source, source_command},
+  };
+}
+
+}  // namespace mixerd

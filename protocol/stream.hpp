@@ -193,6 +193,13 @@ toast_content output_toast(bool recording, bool active);
 
 }  // namespace stream
 
+namespace macros {
+struct kind;
+}  // namespace macros
+
+// The streaming software's macro kinds: stream_scene and stream_source.
+std::vector<macros::kind> stream_macro_kinds();
+
 }  // namespace mixerd
 
 // The stream capability's CAF type-ID block, chained after the smarthome block

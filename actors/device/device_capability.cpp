@@ -2,6 +2,7 @@
 #include <caf/all.hpp>
 
 #include "actors/device/device_actor.hpp"
+#include "actors/device/device_commands.hpp"
 #include "protocol/audio.hpp"
 #include "protocol/json.hpp"
 
@@ -28,6 +29,7 @@ const capability& device_capability() {
       state["status"] = json::status_to_json(status, audio && audio->connected);
       state["connected"] = status.connected;
     };
+    c.commands = device_commands;
     return c;
   }();
   return c;

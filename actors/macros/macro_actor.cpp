@@ -57,6 +57,20 @@ void set_changed(self_ptr self, bool visible_page_changed) {
 
 // ---- Runs ------------------------------------------------------------------------------------
 
+// How a run's commands are asked: as a macro, which may do what the controller and local code
+// may (it was stored by someone allowed to).
+command_origin origin_of(self_ptr self, std::uint64_t id) {
+  command_origin origin;
+  origin.from = command_origin::front_end::macro;
+  origin.grants = {commands::permission::control, commands::permission::local};
+  const auto it = self->state.runs.find(id);
+  origin.who = it == self->state.runs.end()
+                   ? std::string("macro")
+                   : "macro '" + it->second.name + "' (page " + std::to_string(it->second.page) +
+                         ", slot " + std::to_string(it->second.index) + ")";
+  return origin;
+}
+
 bool is_running(self_ptr self, int page, int index) {
   for (const auto& [id, r] : self->state.runs)
     if (r.page == page && r.index == index) return true;
@@ -104,23 +118,25 @@ void on_step_done(self_ptr self, const macro_step_done& done) {
   run_step(self, done.run);
 }
 
-// Every running plugin's on_macro_execute is asked first: one that answers True has handled the
-// macro and it is not run. The bridge answers within about a second (a plugin that has not
-// answered by then counts as False), so the slot stays busy at most that long.
-void ask_plugins(self_ptr self, std::uint64_t id, const nlohmann::json& fields) {
+// The interceptors are asked first (the plugins' on_macro_execute): one that answers
+// {"handled": true} has handled the macro and it is not run. Each answers within about a second
+// (a plugin that has not answered by then counts as not handling it), so the slot stays busy at
+// most that long. Without one, the run starts at once.
+void ask_interceptors(self_ptr self, std::uint64_t id, const nlohmann::json& fields,
+                      std::size_t next = 0) {
+  const auto& w = self->state.wiring;
+  if (!w.commands || next >= w.interceptors.size()) return run_step(self, id);
   self->state.runs.at(id).asking = true;
-  auto answered = [self, id](bool handled) {
-    auto it = self->state.runs.find(id);
-    if (it == self->state.runs.end() || !it->second.asking) return;
-    it->second.asking = false;
-    if (!handled) return run_step(self, id);
-    log::info(component, "macro '", it->second.name, "' handled by a plugin");
-    finish(self, id, true, "");
-  };
-  self->request(self->state.plugins, plugins::macro_execute_wait + std::chrono::milliseconds(500),
-                plugin_macro_ask{fields})
-      .then([answered](bool handled) { answered(handled); },
-            [answered](caf::error&) { answered(false); });
+  w.commands->run(self, origin_of(self, id), w.interceptors[next], {{"macro", fields}},
+                  [self, id, fields, next](command_result r) {
+                    auto it = self->state.runs.find(id);
+                    if (it == self->state.runs.end() || !it->second.asking) return;
+                    it->second.asking = false;
+                    if (!r.ok() || !r.body.value("handled", false))
+                      return ask_interceptors(self, id, fields, next + 1);
+                    log::info(component, "macro '", it->second.name, "' handled by a plugin");
+                    finish(self, id, true, "");
+                  });
 }
 
 macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
@@ -133,7 +149,7 @@ macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
   }
   const auto& m = slot(self, out.page, req.index);
   out.name = m.name();
-  if (m.kind == macro_kind::none) {
+  if (m.empty()) {
     out.what = macro_trigger_outcome::result::empty;
     return out;
   }
@@ -145,7 +161,7 @@ macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
   r.page = out.page;
   r.index = req.index;
   r.name = out.name;
-  r.sequence = m.kind == macro_kind::sequence;
+  r.sequence = m.type() == "sequence";
   if (r.sequence)
     r.steps.assign(m.fields["steps"].begin(), m.fields["steps"].end());
   else
@@ -154,11 +170,7 @@ macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
   st.runs.emplace(id, std::move(r));
   log::info(component, "macro '", out.name, "' (page ", out.page, ", slot ", req.index,
             ") started");
-  if (!st.plugins) {
-    run_step(self, id);
-  } else {
-    ask_plugins(self, id, m.fields);
-  }
+  ask_interceptors(self, id, m.fields);
   return out;
 }
 
@@ -192,8 +204,7 @@ void on_device_input(self_ptr self, const protocol::device_event& input) {
 macro edit(self_ptr self, const macro_edit& req) {
   if (!in_range(req.page, req.index)) return macro{};
   auto& current = self->state.set.pages[req.page][req.index];
-  if (req.keep_command && current.kind == macro_kind::command && req.value.kind != macro_kind::none)
-    return current;
+  if (req.keep_command && current.type() == "command" && !req.value.empty()) return current;
   current = req.value;
   set_changed(self, req.page == self->state.set.current_page);
   return current;
@@ -261,13 +272,6 @@ macros_impl::behavior_type macro_behavior(macros_impl::stateful_pointer<macro_st
         }
       },
       [self](const settings_reloaded& reloaded) { on_settings_reloaded(self, reloaded.settings); },
-      [self](const macro_links& links) {
-        self->state.profiles = links.profiles;
-        self->state.smarthome = links.smarthome;
-        self->state.stream = links.stream;
-        self->state.music = links.music;
-        self->state.plugins = links.plugins;
-      },
       [self](const macro_step_done& done) { on_step_done(self, done); },
   };
 }

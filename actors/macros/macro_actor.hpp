@@ -19,7 +19,7 @@
 #include "actors/support/capability.hpp"
 #include "protocol/device.hpp"
 #include "protocol/hub.hpp"
-#include "protocol/macro_runs.hpp"
+#include "protocol/macro_kinds.hpp"
 #include "protocol/macros.hpp"
 #include "protocol/mixer.hpp"
 #include "protocol/settings.hpp"
@@ -35,8 +35,13 @@ struct macro_wiring {
   device_actor device;
   hub_actor hub;
   settings_actor settings;
-  mixer_actor mixer;                      // mute and volume macros
   boost::asio::io_context* io = nullptr;  // command macros run their program from there
+  // The kinds that act on other capabilities run their commands through it (null: those fail,
+  // "not available").
+  const command_runner* commands = nullptr;
+  // The commands asked before a macro runs, each of which may handle it itself (the plugins'
+  // on_macro_execute).
+  std::vector<std::string> interceptors;
 };
 
 // One slot being run: a single macro is one step, a sequence one step per entry.
@@ -47,17 +52,12 @@ struct macro_run {
   bool sequence = false;
   std::vector<nlohmann::json> steps;  // validated step objects, copied at the start
   std::size_t next = 0;               // the step running now
-  bool asking = false;  // the plugins' on_macro_execute has not answered yet: nothing runs
+  bool asking = false;                // an interceptor has not answered yet: nothing runs
 };
 
 struct macro_state {
   macro_pages set;
   macro_wiring wiring;
-  profiles_actor profiles;    // from the link message; invalid: "Profiles not available"
-  smarthome_actor smarthome;  // from the link message; invalid: "Smart home not available"
-  stream_actor stream;        // from the link message; invalid: "Streaming software not available"
-  music_actor music;          // from the link message; invalid: "Music player not available"
-  plugins_actor plugins;      // from the link message; invalid: no plugin is asked or runs macros
   std::shared_ptr<published<macro_view>> view;
   // At most one run per slot (36 in all): a slot still running is not started again.
   std::map<std::uint64_t, macro_run> runs;
@@ -67,8 +67,7 @@ struct macro_state {
 
 // The macro actor's full interface: its public one, the links of the system table and its
 // executors' reports.
-using macros_impl =
-    macros_actor::extend<caf::reacts_to<macro_links>, caf::reacts_to<macro_step_done>>;
+using macros_impl = macros_actor::extend<caf::reacts_to<macro_step_done>>;
 
 // The published view of a page set.
 macro_view macro_view_of(const macro_pages& set);

@@ -14,6 +14,7 @@
 #include "actors/support/log.hpp"
 #include "actors/support/program_runner.hpp"
 #include "protocol/hotkeys.hpp"
+#include "protocol/macro_kinds.hpp"
 #include "protocol/uri.hpp"
 #include "protocol/validation.hpp"
 
@@ -26,16 +27,6 @@ using nlohmann::json;
 constexpr std::string_view component = "macros";
 // A command's output (stdout and stderr) goes to the log; more than this ends it.
 constexpr std::size_t max_command_output = 64 * 1024;
-
-// The texts of macro_executed when a capability does not run (protocol/README.md, "Macros"):
-// each is absent only where the system table is not used.
-constexpr const char* music_missing = "Music player not available";
-constexpr const char* streaming_missing = "Streaming software not available";
-constexpr const char* smarthome_missing = "Smart home not available";
-constexpr const char* smarthome_not_connected = "Smart home not connected";
-constexpr const char* plugins_missing = "Plugins not available";
-constexpr const char* profiles_missing = "Profiles not available";
-constexpr const char* mixer_missing = "Mixer not available";
 
 struct step_ref {
   std::uint64_t run = 0;
@@ -206,179 +197,38 @@ void run_hotkey_macro(self_ptr self, step_ref at, const json& fields) {
   self->system().spawn<caf::detached>(hotkey_helper, *combo, at, caf::actor_cast<caf::actor>(self));
 }
 
-// ---- mute, volume, profile: requests to their owners -----------------------------------------
+// ---- Every other kind: the command of the capability it acts on --------------------------------
 
-int target_index(const json& target) {
-  return target.is_string() ? protocol::master_index : target.get<int>() - 1;
-}
-
-void run_mute_macro(self_ptr self, step_ref at, const json& fields) {
-  const auto& mixer = self->state.wiring.mixer;
-  if (!mixer) return report(self, at, mixer_missing);
-  self->request(mixer, limits::actor_request_timeout, toggle_mute{target_index(fields["target"])})
-      .then([self, at](bool) { report(self, at, ""); },
-            [self, at](caf::error&) { report(self, at, mixer_missing); });
-}
-
-void set_volume(self_ptr self, step_ref at, int target, int value) {
-  const auto& mixer = self->state.wiring.mixer;
-  auto done = [self, at](int) { report(self, at, ""); };
-  auto failed = [self, at](caf::error&) { report(self, at, mixer_missing); };
-  value = std::clamp(value, limits::volume_min, limits::volume_max);
-  if (target == protocol::master_index)
-    self->request(mixer, limits::actor_request_timeout, set_master_volume{value})
-        .then(done, failed);
-  else
-    self->request(mixer, limits::actor_request_timeout, set_slider_value{target, value})
-        .then(done, failed);
-}
-
-void run_volume_macro(self_ptr self, step_ref at, const json& fields) {
-  const auto& mixer = self->state.wiring.mixer;
-  if (!mixer) return report(self, at, mixer_missing);
-  const int target = target_index(fields["target"]);
-  if (fields.contains("value")) return set_volume(self, at, target, fields["value"].get<int>());
-  const int step = fields["step"].get<int>();
-  // Relative to the value now in effect.
-  self->request(mixer, limits::actor_request_timeout, caf::get_atom_v)
-      .then(
-          [self, at, target, step](const mixer_snapshot& mix) {
-            const int now =
-                target == protocol::master_index ? mix.master_volume : mix.sliders[target].value;
-            set_volume(self, at, target, now + step);
-          },
-          [self, at](caf::error&) { report(self, at, mixer_missing); });
-}
-
-void run_profile_macro(self_ptr self, step_ref at, const json& fields) {
-  const auto& profiles = self->state.profiles;
-  if (!profiles) return report(self, at, profiles_missing);
-  self->request(profiles, limits::actor_request_timeout,
-                profile_load{fields["profile"].get<std::string>()})
-      .then(
-          [self, at](const profile_outcome& out) {
-            if (out.what == profile_outcome::result::ok) return report(self, at, "");
-            report(self, at, out.error.empty() ? "the profile could not be loaded" : out.error);
-          },
-          [self, at](caf::error&) { report(self, at, profiles_missing); });
-}
-
-// ---- smarthome: a service call through the smart-home actor -----------------------------------
-
-std::optional<smarthome_command::action> smarthome_action(const std::string& name) {
-  using action = smarthome_command::action;
-  if (name == "toggle") return action::toggle;
-  if (name == "turn_on") return action::turn_on;
-  if (name == "turn_off") return action::turn_off;
-  return std::nullopt;
-}
-
-void run_smarthome_macro(self_ptr self, step_ref at, const json& fields) {
-  const auto& smarthome = self->state.smarthome;
-  if (!smarthome) return report(self, at, smarthome_missing);
-  auto what = smarthome_action(fields.value("action", ""));
-  if (!what) return report(self, at, "unknown smart-home action");
-  smarthome_command req{fields["entity_id"].get<std::string>(), *what, std::nullopt};
-  // turn_on with a brightness sets it (0 turns the light off); the others ignore it.
-  if (auto b = fields.find("brightness");
-      b != fields.end() && *what == smarthome_command::action::turn_on)
-    req.brightness = b->get<int>();
-  // The actor answers within smarthome::call_timeout; the request's own limit is a backstop.
-  self->request(smarthome, smarthome::call_timeout + std::chrono::seconds(2), std::move(req))
-      .then(
-          [self, at](const smarthome_outcome& out) {
-            if (out.what == smarthome_outcome::result::ok) return report(self, at, "");
-            report(self, at, out.error.empty() ? smarthome_not_connected : out.error);
-          },
-          [self, at](caf::error&) { report(self, at, smarthome_missing); });
-}
-
-// ---- stream_scene, stream_source: requests to the stream actor --------------------------------
-
-template <class Request>
-void ask_stream(self_ptr self, step_ref at, Request request) {
-  const auto& stream = self->state.stream;
-  if (!stream) return report(self, at, streaming_missing);
-  self->request(stream, limits::actor_request_timeout, std::move(request))
-      .then(
-          [self, at](const stream_outcome& out) {
-            if (out.what == stream_outcome::result::ok) return report(self, at, "");
-            report(self, at, out.error);
-          },
-          [self, at](caf::error&) { report(self, at, streaming_missing); });
-}
-
-void run_stream_scene_macro(self_ptr self, step_ref at, const json& fields) {
-  ask_stream(self, at, stream_scene_set{fields["scene_name"].get<std::string>()});
-}
-
-void run_stream_source_macro(self_ptr self, step_ref at, const json& fields) {
-  stream_source_set req{fields["source_name"].get<std::string>(), std::nullopt};
-  // Validated: true, false or "toggle" (the default).
-  if (auto v = fields.find("visible"); v != fields.end() && v->is_boolean())
-    req.visible = v->get<bool>();
-  ask_stream(self, at, std::move(req));
-}
-
-// ---- media: the active music player (MPRIS), through the music actor ---------------------------
-
-void run_media_macro(self_ptr self, step_ref at, const json& fields) {
-  const auto& music = self->state.music;
-  if (!music) return report(self, at, music_missing);
-  // The music actor answers within the bus call's limit; this one only covers a stuck actor.
-  self->request(music, limits::actor_request_timeout,
-                media_command{fields["action"].get<std::string>()})
-      .then([self, at](const media_outcome& out) { report(self, at, out.ok ? "" : out.error); },
-            [self, at](caf::error&) { report(self, at, music_missing); });
-}
-
-// ---- plugin: the handler a plugin registered for the macro's plugin_type ----------------------
-
-void run_plugin_macro(self_ptr self, step_ref at, const json& fields) {
-  const auto& plugins = self->state.plugins;
-  if (!plugins) return report(self, at, plugins_missing);
-  // The bridge answers when the handler returned, or when the plugin was killed for not
-  // returning within the hook time limit; this one only covers a stuck bridge.
-  self->request(plugins, plugins::hook_timeout + std::chrono::seconds(1), plugin_macro_run{fields})
-      .then([self,
-             at](const plugin_macro_outcome& out) { report(self, at, out.ok ? "" : out.error); },
-            [self, at](caf::error&) { report(self, at, "the plugin did not answer in time"); });
+// A kind of another capability names the command that runs it (protocol/macro_kinds.hpp). The
+// answer is the step's outcome: its error sentence when it failed, or the command's "not
+// available" sentence when its owner did not answer at all.
+void run_as_command(self_ptr self, step_ref at, const command_request& request) {
+  const auto* commands = self->state.wiring.commands;
+  const auto* known = commands ? commands->table().find(request.name) : nullptr;
+  if (known == nullptr) return report(self, at, request.name + " is not available in this build");
+  command_origin origin;
+  origin.from = command_origin::front_end::macro;
+  origin.grants = {commands::permission::control, commands::permission::local};
+  origin.who = label_of(self, at);
+  commands->run(self, std::move(origin), *known, request.args,
+                [self, at, unavailable = std::string(known->unavailable)](command_result r) {
+                  if (r.ok()) return report(self, at, "");
+                  report(self, at, r.internal ? unavailable : r.error);
+                });
 }
 
 }  // namespace
 
 void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::json& fields) {
   const step_ref at{run, step};
-  auto kind = macro_kind_from_string(fields.value("type", "none"));
-  switch (kind.value_or(macro_kind::none)) {
-    case macro_kind::command:
-      return run_command_macro(self, at, fields);
-    case macro_kind::http:
-      return run_http_macro(self, at, fields);
-    case macro_kind::hotkey:
-      return run_hotkey_macro(self, at, fields);
-    case macro_kind::mute:
-      return run_mute_macro(self, at, fields);
-    case macro_kind::volume:
-      return run_volume_macro(self, at, fields);
-    case macro_kind::profile:
-      return run_profile_macro(self, at, fields);
-    // The integrations: each a request to its capability's actor.
-    case macro_kind::media:
-      return run_media_macro(self, at, fields);
-    case macro_kind::stream_scene:
-      return run_stream_scene_macro(self, at, fields);
-    case macro_kind::stream_source:
-      return run_stream_source_macro(self, at, fields);
-    case macro_kind::smarthome:
-      return run_smarthome_macro(self, at, fields);
-    case macro_kind::plugin:
-      return run_plugin_macro(self, at, fields);
-    case macro_kind::none:
-    case macro_kind::sequence:
-      break;
-  }
-  report(self, at, "this step cannot run on its own");
+  const auto type = fields.value("type", "none");
+  if (type == "command") return run_command_macro(self, at, fields);
+  if (type == "http") return run_http_macro(self, at, fields);
+  if (type == "hotkey") return run_hotkey_macro(self, at, fields);
+  const auto* kind = macros::find_kind(type);
+  if (kind == nullptr || kind->command == nullptr)
+    return report(self, at, "this step cannot run on its own");
+  run_as_command(self, at, kind->command(fields));
 }
 
 }  // namespace mixerd::macro_executors

@@ -1,8 +1,9 @@
 // What each kind of macro does. Every executor starts its work and returns at once: the outcome
 // comes back to the macro actor as macro_step_done, so the cooperative actor never waits on a
-// program, a network peer or a keyboard. Blocking work runs off the actor threads: a command on
-// the io thread (command_runner), an http request and a key press on a detached helper actor.
-// Capabilities of later issues (music, streaming software, smart home, plugins) plug in here.
+// program, a network peer or a keyboard. The macro capability's own kinds run here, their
+// blocking work off the actor threads (a program on the io thread through the program runner,
+// an http request and a key press on a detached helper actor); every other kind is the command
+// of the capability it acts on (protocol/macro_kinds.hpp), run through the command runner.
 #pragma once
 
 #include <cstddef>

@@ -103,7 +103,7 @@ void on_slider(self_ptr self, const protocol::dev_slider& in) {
   publish(self, slider_change{in.index + 1, in.value});
 }
 
-void set_mute(self_ptr self, int index, bool muted) {
+void apply_mute(self_ptr self, int index, bool muted) {
   auto& mix = self->state.mix;
   if (index == protocol::master_index) {
     mix.mutes.master = muted;
@@ -121,7 +121,7 @@ void set_mute(self_ptr self, int index, bool muted) {
 void on_mute_press(self_ptr self, const protocol::dev_mute_press& in) {
   const auto& mutes = self->state.mix.mutes;
   bool now = in.index == protocol::master_index ? mutes.master : mutes.individual[in.index];
-  set_mute(self, in.index, !now);
+  apply_mute(self, in.index, !now);
 }
 
 // The device and the clients learn the new master volume; the settings keep it.
@@ -209,8 +209,9 @@ bool apply_mix(self_ptr self, const mixer_snapshot& next) {
   const auto& mutes = self->state.mix.mutes;
   for (int i = 0; i < limits::mute_count; ++i)
     if (next.mutes.individual[i] != mutes.individual[i])
-      set_mute(self, i, next.mutes.individual[i]);
-  if (next.mutes.master != mutes.master) set_mute(self, protocol::master_index, next.mutes.master);
+      apply_mute(self, i, next.mutes.individual[i]);
+  if (next.mutes.master != mutes.master)
+    apply_mute(self, protocol::master_index, next.mutes.master);
   if (next.master_volume != self->state.mix.master_volume)
     change_master_volume(self, next.master_volume);
   return true;
@@ -246,9 +247,9 @@ void on_settings_reloaded(self_ptr self, const nlohmann::json& settings) {
   }
   for (int i = 0; i < limits::mute_count; ++i)
     if (fresh.mutes.individual[i] != mix.mutes.individual[i])
-      set_mute(self, i, fresh.mutes.individual[i]);
+      apply_mute(self, i, fresh.mutes.individual[i]);
   if (fresh.mutes.master != mix.mutes.master)
-    set_mute(self, protocol::master_index, fresh.mutes.master);
+    apply_mute(self, protocol::master_index, fresh.mutes.master);
   if (fresh.master_volume != mix.master_volume) change_master_volume(self, fresh.master_volume);
 }
 
@@ -324,6 +325,14 @@ mixer_actor::behavior_type mixer_behavior(mixer_actor::stateful_pointer<mixer_st
       },
       [self](const set_slider_assignment& req) {
         return changing(self, [&] { return assign_slider(self, req); });
+      },
+      [self](const set_mute& req) {
+        return changing(self, [&] {
+          const auto& m = self->state.mix.mutes;
+          const bool now = req.index == protocol::master_index ? m.master : m.individual[req.index];
+          if (now != req.muted) apply_mute(self, req.index, req.muted);
+          return now != req.muted;
+        });
       },
       [self](const toggle_mute& req) {
         return changing(self, [&] {

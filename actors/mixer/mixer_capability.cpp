@@ -2,6 +2,7 @@
 #include <caf/all.hpp>
 
 #include "actors/mixer/mixer_actor.hpp"
+#include "actors/mixer/mixer_commands.hpp"
 #include "protocol/json.hpp"
 
 namespace mixerd {
@@ -25,6 +26,7 @@ const capability& mixer_capability() {
       return list_of_kinds<slider_change, assignment_change, mute_change, volume_change>();
     };
     c.subscriptions = mixer_subscriptions;
+    c.commands = mixer_commands;
     c.contribute = [](const directory& dir, nlohmann::json& state) {
       auto view = dir.view<mixer_view>();
       if (!view) return;
@@ -32,6 +34,7 @@ const capability& mixer_capability() {
       state["mutes"] = json::mutes_to_json(view->mix.mutes);
       state["volume"] = view->mix.master_volume;
     };
+    c.macro_kinds = mixer_macro_kinds;
     return c;
   }();
   return c;

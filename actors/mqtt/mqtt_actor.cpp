@@ -44,7 +44,7 @@ void put_config(self_ptr self, const entity& e, const mqtt::discovery_context& c
 std::vector<std::string> profile_names(self_ptr self) {
   std::vector<std::string> out;
   if (auto view =
-          self->state.wiring.profiles_state ? self->state.wiring.profiles_state->load() : nullptr)
+          self->state.wiring.profiles_source ? self->state.wiring.profiles_source->load() : nullptr)
     for (const auto& p : view->profiles)
       out.push_back(p.name);
   return out;
@@ -52,7 +52,7 @@ std::vector<std::string> profile_names(self_ptr self) {
 
 std::string current_profile(self_ptr self) {
   auto view =
-      self->state.wiring.profiles_state ? self->state.wiring.profiles_state->load() : nullptr;
+      self->state.wiring.profiles_source ? self->state.wiring.profiles_source->load() : nullptr;
   return view ? view->current : std::string();
 }
 
@@ -76,7 +76,7 @@ void sync_macros(self_ptr self, bool all) {
   const auto& page = st.pages.pages[st.pages.current_page];
   for (int i = 0; i < limits::macro_count; ++i) {
     std::optional<std::string> name;
-    if (page[i].kind != macro_kind::none) name = page[i].name();
+    if (!page[i].empty()) name = page[i].name();
     if (!all && name == st.macro_names[i]) continue;
     st.macro_names[i] = name;
     const entity e{entity_kind::macro, i};
@@ -92,7 +92,7 @@ void sync_macros(self_ptr self, bool all) {
 void put_everything(self_ptr self) {
   auto& st = self->state;
   put(self, mqtt::availability_topic(st.config.node_id), std::string(mqtt::online));
-  const auto mixer = st.wiring.mixer_state ? st.wiring.mixer_state->load() : nullptr;
+  const auto mixer = st.wiring.mixer_source ? st.wiring.mixer_source->load() : nullptr;
   if (mixer)
     for (int i = 0; i < limits::slider_count; ++i)
       st.slider_names[i] = mixer->mix.sliders[i].label;
@@ -104,7 +104,7 @@ void put_everything(self_ptr self) {
     else
       put_config(self, e, {});
   }
-  if (auto macros = st.wiring.macro_state ? st.wiring.macro_state->load() : nullptr)
+  if (auto macros = st.wiring.macros_source ? st.wiring.macros_source->load() : nullptr)
     st.pages = macros->set;
   sync_macros(self, true);
   if (mixer) {
@@ -116,7 +116,7 @@ void put_everything(self_ptr self) {
     put_state(self, {entity_kind::master_volume, 0}, std::to_string(mixer->mix.master_volume));
   }
   put_state(self, {entity_kind::profile, 0}, current_profile(self));
-  auto device = st.wiring.device_state ? st.wiring.device_state->load() : nullptr;
+  auto device = st.wiring.device_source ? st.wiring.device_source->load() : nullptr;
   put_state(self, {entity_kind::device, 0}, mqtt::on_off(device && device->connected));
 }
 
@@ -166,58 +166,30 @@ void complain(self_ptr self, const std::string& text) {
   }
 }
 
-template <class Handle, class Request, class Answer>
-void ask(self_ptr self, const Handle& to, Request req, const char* what, Answer answer) {
-  if (!to) return;
-  self->request(to, limits::actor_request_timeout, std::move(req))
-      .then(std::move(answer),
-            [what](caf::error& e) { log::warn(component, what, " failed: ", caf::to_string(e)); });
-}
-
+// Runs the command a message names (mqtt::request_of) as any client of the broker may: with
+// the controller's permission (docs/mqtt.md says so). Its outcome is logged; a switch whose state
+// did not change, or a profile that could not be loaded, gets its state again (Home Assistant
+// may show what it asked for).
 void run_command(self_ptr self, const mqtt::command& c) {
   auto& st = self->state;
-  const auto& w = st.wiring;
-  switch (c.target.kind) {
-    case entity_kind::slider:
-      return ask(self, w.mixer, set_slider_value{c.target.index - 1, c.value}, "slider command",
-                 [](int) {});
-    case entity_kind::master_volume:
-      return ask(self, w.mixer, set_master_volume{c.value}, "master volume command", [](int) {});
-    case entity_kind::mute:
-    case entity_kind::master_mute: {
-      // The API toggles; a switch names the state it wants: toggle only when it differs.
-      const bool master = c.target.kind == entity_kind::master_mute;
-      auto mixer = w.mixer_state ? w.mixer_state->load() : nullptr;
-      if (!mixer) return;
-      const bool muted =
-          master ? mixer->mix.mutes.master : mixer->mix.mutes.individual[c.target.index - 1];
-      if (muted == c.on) {
-        // Home Assistant may show what it asked for: the state again sets it right.
-        put_state(self, c.target, mqtt::on_off(muted));
-        return;
-      }
-      return ask(self, w.mixer, toggle_mute{master ? protocol::master_index : c.target.index - 1},
-                 "mute command", [](bool) {});
-    }
-    case entity_kind::macro:
-      return ask(self, w.macros, macro_trigger{std::nullopt, c.target.index}, "macro command",
-                 [slot = c.target.index](const macro_trigger_outcome& out) {
-                   if (out.what == macro_trigger_outcome::result::empty)
-                     log::info(component, "no macro at page ", out.page, ", index ", slot);
-                   else if (out.what == macro_trigger_outcome::result::running)
-                     log::info(component, "the macro at page ", out.page, ", index ", slot,
-                               " is still running");
-                 });
-    case entity_kind::profile:
-      return ask(self, w.profiles, profile_load{c.name}, "profile command",
-                 [self](const profile_outcome& out) {
-                   if (out.what == profile_outcome::result::ok) return;
-                   log::warn(component, "profile command: ", out.error);
-                   put_state(self, {entity_kind::profile, 0}, current_profile(self));
-                 });
-    case entity_kind::device:
-      break;
-  }
+  if (!st.wiring.commands) return;
+  auto request = mqtt::request_of(c);
+  command_origin origin;
+  origin.from = command_origin::front_end::mqtt;
+  origin.who = "mqtt";
+  const auto target = c.target;
+  st.wiring.commands->run(self, std::move(origin), request.name, request.args,
+                          [self, target, what = mqtt::object_id(target)](command_result r) {
+                            if (!r.ok()) {
+                              log::warn(component, what, " command: ", r.error);
+                              if (target.kind == entity_kind::profile)
+                                put_state(self, {entity_kind::profile, 0}, current_profile(self));
+                              return;
+                            }
+                            const auto changed = r.body.find("changed");
+                            if (changed != r.body.end() && !changed->get<bool>())
+                              put_state(self, target, mqtt::on_off(r.body.at("muted").get<bool>()));
+                          });
 }
 
 void on_message(self_ptr self, const std::string& topic, const std::string& payload,

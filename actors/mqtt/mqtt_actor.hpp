@@ -36,13 +36,12 @@ namespace mixerd {
 
 struct mqtt_wiring {
   settings_actor settings;  // may be invalid in tests: no reloads
-  mixer_actor mixer;
-  macros_actor macros;
-  profiles_actor profiles;
-  std::shared_ptr<const published<mixer_view>> mixer_state;
-  std::shared_ptr<const published<macro_view>> macro_state;
-  std::shared_ptr<const published<profiles_view>> profiles_state;
-  std::shared_ptr<const published<device_view>> device_state;
+  // The command messages run through it (null in tests that send none).
+  const command_runner* commands = nullptr;
+  std::shared_ptr<const published<mixer_view>> mixer_source;
+  std::shared_ptr<const published<macro_view>> macros_source;
+  std::shared_ptr<const published<profiles_view>> profiles_source;
+  std::shared_ptr<const published<device_view>> device_source;
   std::string host_name;  // the default node_id
 };
 

@@ -15,10 +15,13 @@ const capability& mqtt_capability() {
     c.name = "mqtt";
     c.spawn = [](spawn_context& ctx) {
       auto& dir = ctx.dir;
-      mqtt_wiring wiring{
-          dir.get<settings_actor>(),   dir.get<mixer_actor>(),    dir.get<macros_actor>(),
-          dir.get<profiles_actor>(),   dir.source<mixer_view>(),  dir.source<macro_view>(),
-          dir.source<profiles_view>(), dir.source<device_view>(), read_host_name()};
+      mqtt_wiring wiring{dir.get<settings_actor>(),
+                         &ctx.commands,
+                         dir.source<mixer_view>(),
+                         dir.source<macro_view>(),
+                         dir.source<profiles_view>(),
+                         dir.source<device_view>(),
+                         read_host_name()};
       std::string key;
       std::string error;
       // Validated at start-up (settings_schema): a bad value never gets here.

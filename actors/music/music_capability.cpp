@@ -4,6 +4,7 @@
 #include <caf/all.hpp>
 
 #include "actors/music/music_actor.hpp"
+#include "actors/music/music_commands.hpp"
 #include "protocol/music.hpp"
 
 namespace mixerd {
@@ -26,6 +27,8 @@ const capability& music_capability() {
     c.contribute = [](const directory& dir, nlohmann::json& state) {
       if (auto view = dir.view<music_view>()) state["music"] = music::to_json(*view);
     };
+    c.commands = music_commands;
+    c.macro_kinds = music_macro_kinds;
     return c;
   }();
   return c;

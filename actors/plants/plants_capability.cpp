@@ -2,6 +2,7 @@
 #include <caf/all.hpp>
 
 #include "actors/plants/plant_store_actor.hpp"
+#include "actors/plants/plants_commands.hpp"
 
 namespace mixerd {
 
@@ -18,6 +19,7 @@ const capability& plants_capability() {
     c.add_types = [](caf::actor_system_config& cfg) {
       cfg.add_message_types<caf::id_block::mixerd_plants>();
     };
+    c.commands = plants_commands;
     return c;
   }();
   return c;

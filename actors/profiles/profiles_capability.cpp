@@ -4,6 +4,7 @@
 #include <caf/all.hpp>
 
 #include "actors/profiles/profile_actor.hpp"
+#include "actors/profiles/profiles_commands.hpp"
 
 namespace mixerd {
 
@@ -31,6 +32,8 @@ const capability& profiles_capability() {
     c.contribute = [](const directory& dir, nlohmann::json& state) {
       if (auto view = dir.view<profiles_view>()) state["profiles"] = profiles::list_to_json(*view);
     };
+    c.commands = profiles_commands;
+    c.macro_kinds = profiles_macro_kinds;
     return c;
   }();
   return c;

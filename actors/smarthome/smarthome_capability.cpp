@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "actors/smarthome/smarthome_actor.hpp"
+#include "actors/smarthome/smarthome_commands.hpp"
 
 namespace mixerd {
 
@@ -26,6 +27,8 @@ const capability& smarthome_capability() {
       auto view = dir.view<smarthome_view>();
       state["smarthome"] = smarthome::view_to_json(view ? *view : smarthome_view{});
     };
+    c.commands = smarthome_commands;
+    c.macro_kinds = smarthome_macro_kinds;
     return c;
   }();
   return c;

@@ -2,6 +2,7 @@
 #include <caf/all.hpp>
 
 #include "actors/stream/stream_actor.hpp"
+#include "actors/stream/stream_commands.hpp"
 
 namespace mixerd {
 
@@ -28,6 +29,8 @@ const capability& stream_capability() {
     c.contribute = [](const directory& dir, nlohmann::json& state) {
       if (auto view = dir.view<stream_view>()) state["stream"] = stream::state_body(*view);
     };
+    c.commands = stream_commands;
+    c.macro_kinds = stream_macro_kinds;
     return c;
   }();
   return c;

@@ -11,9 +11,11 @@
 #include <string>
 #include <string_view>
 
+#include "actors/support/command_runner.hpp"
 #include "actors/support/directory.hpp"
 #include "actors/support/settings_file.hpp"
 #include "protocol/events.hpp"
+#include "protocol/macro_kinds.hpp"
 
 namespace boost::asio {
 class io_context;
@@ -36,6 +38,11 @@ struct spawn_context {
   const nlohmann::json& settings;  // as loaded and validated at start-up
   // The rows above have registered their handles and views; this row adds its own.
   directory& dir;
+  // Every command of every row, for the front ends among the capabilities (MQTT, plugins,
+  // macros); usable once every row is spawned.
+  const command_runner& commands;
+  // The macro_interceptor of every row, in row order.
+  const std::vector<std::string>& macro_interceptors;
 
   // Registers `spawned` under its capability's interface Handle (an actor spawned with an
   // extended interface is found by the public one) and returns it untyped.
@@ -59,6 +66,14 @@ struct capability {
   event_kind_set (*subscriptions)() = nullptr;
   // Writes its keys into initial_state (from its published views); null: none.
   void (*contribute)(const directory& dir, nlohmann::json& state) = nullptr;
+  // Its commands (actors/<cap>/<cap>_commands.cpp); null: none.
+  std::vector<command> (*commands)() = nullptr;
+  // The kinds of macro that act on it (declared in protocol/<cap>.cpp, each naming the command
+  // it runs); null: none.
+  std::vector<macros::kind> (*macro_kinds)() = nullptr;
+  // A command asked before every macro runs, which may handle the macro itself (it answers
+  // {"handled": true}); empty: none.
+  std::string_view macro_interceptor{};
   // Called once every row is spawned, before any listener opens: sends the actor the handles it
   // needs from rows below it. Null: it needs none.
   void (*link)(const directory& dir, const caf::actor& self) = nullptr;

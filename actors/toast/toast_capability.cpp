@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "actors/toast/toast_actor.hpp"
+#include "actors/toast/toast_commands.hpp"
 
 namespace mixerd {
 
@@ -21,6 +22,7 @@ const capability& toast_capability() {
       cfg.add_message_types<caf::id_block::mixerd_toast>();
     };
     c.subscriptions = toast_subscriptions;
+    c.commands = toast_commands;
     return c;
   }();
   return c;

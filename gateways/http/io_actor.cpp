@@ -43,6 +43,10 @@ io_companion* io_actor::self() const {
   return static_cast<io_companion*>(caf::actor_cast<caf::abstract_actor*>(handle_));
 }
 
+caf::scheduled_actor* io_actor::scheduled() const {
+  return self();
+}
+
 void io_actor::stop() {
   if (shared_->stopped) return;
   shared_->stopped = true;

@@ -44,6 +44,10 @@ class io_actor {
   // Answers still on their way are dropped; later requests fail at once.
   void stop();
 
+  // The companion as a scheduled actor, for what asks from it without a typed request (the
+  // command runner).
+  caf::scheduled_actor* scheduled() const;
+
  private:
   io_companion* self() const;
   struct shared;  // what the enqueue callback (any thread) shares with the io thread

@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "actors/support/log.hpp"
+#include "gateways/http/json_body.hpp"
 #include "gateways/http/request_checks.hpp"
 #include "protocol/metrics.hpp"
 #include "protocol/uri.hpp"
@@ -222,6 +223,92 @@ std::function<void(const std::exception&)> exchange::failed_by_exception() const
   };
 }
 
+// ---- Command routes -----------------------------------------------------------------------------
+
+namespace {
+response answer_of(const error_writer& errors, const command_result& result) {
+  response res;
+  if (!result.ok()) {
+    res = errors(result.status, result.error);
+  } else if (result.status == 204) {
+    res.status = 204;
+    res.content_type.clear();
+  } else {
+    res = json_response(result.status, result.body);
+  }
+  res.headers.insert(res.headers.end(), result.headers.begin(), result.headers.end());
+  return res;
+}
+}  // namespace
+
+response exchange::answer(const command_result& result) const {
+  return answer_of(policy.errors, result);
+}
+
+void exchange::run(std::string_view command, const nlohmann::json& input, std::string credential,
+                   std::function<void(command_result)> done) {
+  command_origin origin;
+  origin.from = command_origin::front_end::rest;
+  origin.grants = policy.grants;
+  origin.who = policy.name + " " + req.method + " " + req.path;
+  origin.credential = std::move(credential);
+  commands.run(actor.scheduled(), std::move(origin), command, input, std::move(done));
+}
+
+void exchange::run(std::string_view command, const nlohmann::json& input, std::string credential) {
+  // The policy outlives every request of its listener.
+  run(command, input, std::move(credential),
+      [respond = respond, errors = &policy.errors](command_result result) {
+        respond(answer_of(*errors, result));
+      });
+}
+
+route command_route(std::string_view method, std::string_view pattern, std::string_view command,
+                    body_use body, std::string_view body_param) {
+  route r{method, pattern, true, run_command_route};
+  r.command = command;
+  r.body = body;
+  r.body_param = body_param;
+  return r;
+}
+
+void run_command_route(exchange& x) {
+  const route& r = *x.matched;
+  // The pattern's parameters, by name, in order (integers already checked by the router).
+  std::vector<std::pair<std::string_view, nlohmann::json>> path;
+  std::string_view pattern = r.pattern;
+  std::size_t position = 0;
+  while (!pattern.empty()) {
+    pattern.remove_prefix(1);  // the '/'
+    auto segment = pattern.substr(0, pattern.find('/'));
+    pattern.remove_prefix(segment.size());
+    auto p = parse_parameter(segment);
+    if (!p) continue;
+    if (p->is_integer) {
+      path.emplace_back(p->name, x.numbers[position]);
+    } else {
+      if (r.path_check)
+        if (auto problem = r.path_check(x.segments[position]); !problem.empty())
+          return x.respond(x.error(400, problem));
+      path.emplace_back(p->name, x.segments[position]);
+    }
+    ++position;
+  }
+  nlohmann::json input = nlohmann::json::object();
+  if (r.body != body_use::none) {
+    std::string error;
+    auto body = validation::json_object(x.req.body, error, r.body == body_use::object_or_empty);
+    if (!body) return x.respond(x.error(400, error));
+    if (r.body_param.empty())
+      input = std::move(*body);
+    else
+      input[std::string(r.body_param)] = std::move(*body);
+  }
+  for (auto& [name, value] : path)
+    input[std::string(name)] = std::move(value);
+  x.run(r.command, input);
+}
+
 route_registration::route_registration(listener_kind kind, std::vector<route> routes) {
   auto& list = registry()[static_cast<std::size_t>(kind)];
   list.insert(list.end(), routes.begin(), routes.end());
@@ -262,12 +349,13 @@ bool match_pattern(std::string_view pattern, std::string_view path,
   return path.empty();
 }
 
-handler make_router(const directory& dir, io_actor& actor, const listener_policy& policy) {
+handler make_router(const command_runner& commands, io_actor& actor,
+                    const listener_policy& policy) {
   const auto& routes = routes_of(policy.kind);
-  return [&dir, &actor, &policy, &routes](request&& req, responder respond) {
+  return [&commands, &actor, &policy, &routes](request&& req, responder respond) {
     if (policy.decorate) respond = policy.decorate(req, std::move(respond));
-    auto held = std::make_shared<exchange>(
-        exchange{std::move(req), std::move(respond), dir, actor, policy, {}, {}, {}});
+    auto held = std::make_shared<exchange>(exchange{
+        std::move(req), std::move(respond), commands.dir(), commands, actor, policy, {}, {}, {}});
     auto& x = *held;
     const route* found = nullptr;
     std::string allowed;

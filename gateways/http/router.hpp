@@ -5,6 +5,11 @@
 // run on the io thread: reads answer from the capabilities' published views, writes ask the
 // owning actor through the io actor.
 //
+// A write is a command route: the route names the command it runs (actors/support/
+// command_runner.hpp) and how the request maps to its arguments: the pattern's parameters are
+// arguments of the same names, and the body's fields are the others (or the whole body is one).
+// The command's answer is the route's answer, in the listener's error style.
+//
 // Patterns: literal segments, "{name:min-max}" an integer in a range (a bad one is a 400 naming
 // `name`, checked after the credentials), "{name}" one segment of text, "{name*}" the rest of
 // the path (for static files; may be empty).
@@ -20,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "actors/support/command_runner.hpp"
 #include "actors/support/directory.hpp"
 #include "gateways/http/io_actor.hpp"
 #include "gateways/http/server.hpp"
@@ -37,6 +43,7 @@ struct exchange {
   request req;
   responder respond;
   const directory& dir;
+  const command_runner& commands;
   io_actor& actor;
   const listener_policy& policy;
   std::vector<std::string> segments;  // the parameters' text, in pattern order
@@ -84,9 +91,22 @@ struct exchange {
     };
   }
   std::function<void(const std::exception&)> failed_by_exception() const;
+
+  // Runs a command for this request, as the listener grants (`credential`: a secret the owner
+  // checks itself, the plant store's token), and answers with its result.
+  void run(std::string_view command, const nlohmann::json& input, std::string credential = {});
+  // The same, with the result handed to `done` on the io thread.
+  void run(std::string_view command, const nlohmann::json& input, std::string credential,
+           std::function<void(command_result)> done);
+  // The answer of a command's result: its body and status, or the listener's error style.
+  response answer(const command_result& result) const;
 };
 
 using route_handler = void (*)(exchange&);
+
+// How a command route reads the request body: not at all, as a JSON object, or as a JSON
+// object where an empty body counts as {}.
+enum class body_use { none, object, object_or_empty };
 
 struct route {
   std::string_view method;
@@ -98,7 +118,21 @@ struct route {
   std::string_view folder{};
   // Also open to `Authorization: Bearer <metrics_token>` when that setting is set (GET /metrics).
   bool accepts_metrics_token = false;
+  // A command route (command_route): the command, how the body is read, and the parameter the
+  // whole body is (empty: the body's fields are parameters).
+  std::string_view command{};
+  body_use body = body_use::none;
+  std::string_view body_param{};
+  // Checks each text parameter of the path before the body is read (a profile name); a
+  // non-empty answer is the 400's sentence. Null: none.
+  std::string (*path_check)(std::string_view segment) = nullptr;
 };
+
+// A route that runs `command` (its handler is run_command_route).
+route command_route(std::string_view method, std::string_view pattern, std::string_view command,
+                    body_use body = body_use::object, std::string_view body_param = {});
+// The handler of command routes.
+void run_command_route(exchange& x);
 
 // The handler of a static-file route: the file the rest of the path names in the route's folder
 // (index.html for a folder), with its content type; 404 when there is none. Never leaves the
@@ -123,6 +157,8 @@ struct listener_policy {
   std::function<responder(const request&, responder)> decorate;
   // What the listener's own routes need to know (e.g. the notification API's bound port).
   std::shared_ptr<const void> facts;
+  // What a request that passed the gate may do: the commands' permissions it grants.
+  std::vector<commands::permission> grants{commands::permission::control};
 };
 
 // Adds routes to a listener at start-up (a namespace-scope object in a *_routes.cpp file).
@@ -133,8 +169,9 @@ struct route_registration {
 // Every route registered for a listener, in registration order.
 const std::vector<route>& routes_of(listener_kind kind);
 
-// The server-core handler of one listener. `dir`, `actor` and `policy` must outlive it.
-handler make_router(const directory& dir, io_actor& actor, const listener_policy& policy);
+// The server-core handler of one listener. `commands` (and its directory), `actor` and `policy`
+// must outlive it.
+handler make_router(const command_runner& commands, io_actor& actor, const listener_policy& policy);
 
 // Matches a path against a pattern; the text of each parameter in `segments`. With `decode`,
 // `path` is the path as sent: each segment is percent-decoded on its own before it is compared

@@ -10,7 +10,6 @@ namespace mixerd::plants_api {
 namespace {
 
 using http::plant_store_error;
-using result = plant_delete_outcome::result;
 
 http::response unauthorized(std::string_view message) {
   auto res = plant_store_error(401, message);
@@ -32,40 +31,12 @@ plants::bearer bearer_of(const http::request& req) {
   return plants::parse_bearer(value);
 }
 
-http::response answer(const plant_delete_outcome& out, std::int64_t id) {
-  switch (out.what) {
-    case result::deleted: {
-      http::response res;
-      res.status = 204;
-      res.content_type.clear();
-      return res;
-    }
-    case result::unauthorized:
-      return unauthorized("Invalid bearer token");
-    case result::bad_id:
-      break;
-    case result::unknown_id:
-      return plant_store_error(400, "No plant with id " + std::to_string(id));
-    case result::unavailable:
-      return plant_store_error(503, "Plant store unavailable: " + out.detail);
-    case result::write_failed:
-      return plant_store_error(
-          500, "Could not save plants.json (" + out.detail + "); the plant was not deleted");
-  }
-  return plant_store_error(400, "Invalid plant id: it must be a 64-bit integer");
-}
-
 void delete_plant(http::exchange& x) {
   auto credentials = bearer_of(x.req);
   if (credentials.problem != plants::bearer_problem::none)
     return x.respond(unauthorized(plants::bearer_message(credentials.problem)));
-  auto id = plants::parse_id(x.segment(0));
-  x.ask(
-      x.dir.get<plants_actor>(),
-      [respond = x.respond, id = id.value_or(0)](const plant_delete_outcome& out) {
-        respond(answer(out, id));
-      },
-      plant_delete{std::move(credentials.token), id});
+  // The token is the plant store actor's to compare (plant.delete hands it over).
+  x.run("plant.delete", {{"id", x.segment(0)}}, std::move(credentials.token));
 }
 
 // The token is the plant store actor's to check (it owns it); the route itself is open.
@@ -79,6 +50,8 @@ http::listener_policy listener_policy() {
   p.kind = http::listener_kind::plant_store;
   p.name = "plant store";
   p.errors = plant_store_error;
+  // Its command checks the bearer token in the owner (plant.delete).
+  p.grants = {commands::permission::plant_token};
   p.not_found = "No such endpoint: ";
   return p;
 }

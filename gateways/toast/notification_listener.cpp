@@ -47,6 +47,8 @@ http::listener_policy listener_policy(listener_facts facts) {
   p.kind = http::listener_kind::notification;
   p.name = "notification";
   p.errors = http::notification_error;
+  // The gate admitted the key: what this listener runs needs it.
+  p.grants = {commands::permission::notification_key};
   p.not_found = "No such endpoint: ";
   p.tls = facts.tls;
   p.gate = admission_gate;

@@ -1,5 +1,6 @@
 // Routes of the toast capability on the notification listener: send, handlers, status, health,
-// key regeneration.
+// key regeneration. The writes run the toast capability's commands
+// (actors/toast/toast_commands.cpp).
 #include <chrono>
 
 #include "gateways/http/json_body.hpp"
@@ -22,26 +23,6 @@ void get_health(http::exchange& x) {
   x.respond(json_response(200, {{"status", "ok"}, {"version", "1.0"}, {"port", port_of(x)}}));
 }
 
-void post_send(http::exchange& x) {
-  auto body = body_object(x);
-  if (!body) return;
-  std::string error;
-  auto toast = notify::parse_toast_request(*body, error);
-  if (!toast) return x.respond(x.error(400, error));
-  x.ask(
-      x.dir.get<toast_actor>(),
-      [respond = x.respond, errors = x.policy.errors](const toast_outcome& out) {
-        using r = toast_outcome::result;
-        if (out.what == r::shown)
-          return respond(
-              json_response(200, {{"status", "success"}, {"message", "Toast sent to the device"}}));
-        if (out.what == r::handler_disabled)
-          return respond(errors(503, "The api handler is disabled"));
-        respond(errors(503, "Device not connected"));
-      },
-      toast_post{"api", std::move(*toast)});
-}
-
 void get_handlers(http::exchange& x) {
   auto view = x.dir.view<toast_view>();
   auto list = nlohmann::json::array();
@@ -49,24 +30,6 @@ void get_handlers(http::exchange& x) {
     for (const auto& h : view->handlers)
       list.push_back(notify::handler_to_json(h));
   x.respond(json_response(200, {{"status", "success"}, {"handlers", std::move(list)}}));
-}
-
-void post_handler(http::exchange& x) {
-  auto body = body_object(x);
-  if (!body) return;
-  auto enabled = body->find("enabled");
-  if (enabled == body->end() || enabled->is_null())
-    return x.respond(x.error(400, "enabled field is required"));
-  if (!enabled->is_boolean()) return x.respond(x.error(400, "enabled must be true or false"));
-  x.ask(
-      x.dir.get<toast_actor>(),
-      [respond = x.respond, errors = x.policy.errors,
-       id = x.segment(0)](const toast_switch_result& out) {
-        if (!out.found) return respond(errors(404, "No handler '" + id + "'"));
-        respond(json_response(
-            200, {{"status", "success"}, {"handler", notify::handler_to_json(out.handler)}}));
-      },
-      toast_switch{x.segment(0), enabled->get<bool>()});
 }
 
 void get_status(http::exchange& x) {
@@ -81,25 +44,17 @@ void get_status(http::exchange& x) {
                                   {"max_requests", limits::toast_rate_max_requests}}}}));
 }
 
-void post_regenerate(http::exchange& x) {
-  x.ask(
-      x.dir.get<toast_actor>(),
-      [respond = x.respond](const std::string& key) {
-        respond(json_response(
-            200, {{"status", "success"}, {"api_key", key}, {"message", "API key regenerated"}}));
-      },
-      regenerate_atom_v);
-}
-
-const http::route_registration routes{http::listener_kind::notification,
-                                      {
-                                          {"GET", "/api/toast/health", false, get_health},
-                                          {"POST", "/api/toast/send", true, post_send},
-                                          {"GET", "/api/toast/handlers", true, get_handlers},
-                                          {"POST", "/api/toast/handlers/{id}", true, post_handler},
-                                          {"GET", "/api/toast/status", true, get_status},
-                                          {"POST", "/api/toast/regenerate", true, post_regenerate},
-                                      }};
+const http::route_registration routes{
+    http::listener_kind::notification,
+    {
+        {"GET", "/api/toast/health", false, get_health},
+        http::command_route("POST", "/api/toast/send", "toast.send"),
+        {"GET", "/api/toast/handlers", true, get_handlers},
+        http::command_route("POST", "/api/toast/handlers/{id}", "toast.switch_handler"),
+        {"GET", "/api/toast/status", true, get_status},
+        http::command_route("POST", "/api/toast/regenerate", "toast.regenerate_key",
+                            http::body_use::none),
+    }};
 
 }  // namespace
 

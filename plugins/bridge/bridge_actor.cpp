@@ -51,9 +51,15 @@ void publish(self_ptr self) {
     }
   }
   st.view->store(std::move(view));
-  if (any_running != st.loaded && st.wiring.toast) {
+  if (any_running != st.loaded && st.wiring.commands) {
     st.loaded = any_running;
-    self->send(st.wiring.toast, toast_loaded{"plugins", any_running});
+    // The `plugins` toast handler is loaded while a plugin runs.
+    command_origin origin;
+    origin.from = command_origin::front_end::plugin;
+    origin.grants = {commands::permission::local};
+    origin.who = "plugins";
+    st.wiring.commands->run(self, std::move(origin), "toast.handler_loaded",
+                            {{"id", "plugins"}, {"loaded", any_running}}, [](command_result) {});
   }
 }
 

@@ -37,10 +37,10 @@ struct plugins_wiring {
   std::string sdk_dir;  // the folder holding the SDK package `mixerd` (PYTHONPATH)
   std::string python = "/usr/bin/python3";
   hub_actor hub;
-  device_actor device;
   settings_actor settings;
-  toast_actor toast;
-  macros_actor macros;
+  // The methods that act on other capabilities run their commands through it (null in tests
+  // that call none of them).
+  const command_runner* commands = nullptr;
   // The views method calls read (null: that capability does not run).
   std::shared_ptr<const published<device_view>> device_source;
   std::shared_ptr<const published<mixer_view>> mixer;

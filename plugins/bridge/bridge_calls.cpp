@@ -14,9 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-// How long an actor asked on a plugin's behalf may take (the SDK waits 10 s for a reply).
-constexpr auto ask_timeout = std::chrono::seconds(5);
-constexpr std::size_t max_serial_bytes = 255;
 // A plugin's own settings together, as JSON: settings.json must stay small.
 constexpr std::size_t max_settings_bytes = 256 * 1024;
 
@@ -106,44 +103,53 @@ std::string log_text(std::string text) {
 // The result of a call answered at once, or the error; nullopt when the answer comes later.
 using answer = std::variant<json, call_error, std::monostate>;
 
-answer send_serial(self_ptr self, const json& args) {
-  std::string command;
-  if (auto e = string_arg(args, "command", command)) return *e;
-  if (command.empty()) return value_error("command is empty");
-  if (command.size() > max_serial_bytes)
-    return value_error("command is over " + std::to_string(max_serial_bytes) + " bytes");
-  if (std::any_of(command.begin(), command.end(), validation::is_control_byte))
-    return value_error("command holds a control byte (it must be one line)");
-  auto& w = self->state.wiring;
-  auto status = w.device_source ? w.device_source->load() : nullptr;
-  if (!w.device || !status || !status->connected) return json(false);
-  self->send(w.device, protocol::host_command{protocol::cmd_unknown{command}});
-  return json(true);
+// Runs a command on the plugin's behalf (docs/plugins.md, "Methods"): a plugin may do what the
+// controller may, and what only local code may (device.send), and show toasts. A bad argument
+// is the plugin's ValueError; `answer` maps the rest of the result to the call's reply.
+answer run_for(self_ptr self, const plugin_entry& p, std::string_view command, const json& input,
+               const reply_to& reply,
+               std::function<void(self_ptr, const reply_to&, const command_result&)> answer) {
+  const auto* commands = self->state.wiring.commands;
+  if (commands == nullptr) return json(false);
+  command_origin origin;
+  origin.from = command_origin::front_end::plugin;
+  origin.grants = {commands::permission::control, commands::permission::local,
+                   commands::permission::notification_key};
+  origin.who = "plugin " + p.info.id;
+  commands->run(self, std::move(origin), command, input,
+                [self, reply, answer = std::move(answer)](command_result r) {
+                  if (r.status == 400) return reply.fail(self, value_error(r.error));
+                  answer(self, reply, r);
+                });
+  return std::monostate{};
 }
 
-answer trigger_macro(self_ptr self, const json& args, const reply_to& reply) {
+// True when the line was queued to the connected device.
+answer send_serial(self_ptr self, const plugin_entry& p, const json& args, const reply_to& reply) {
+  std::string command;
+  if (auto e = string_arg(args, "command", command)) return *e;
+  return run_for(self, p, "device.send", {{"line", command}}, reply,
+                 [](self_ptr me, const reply_to& to, const command_result& r) {
+                   to(me, r.ok() && r.body.value("sent", false));
+                 });
+}
+
+// True when the macro started; false for an empty slot or one still running.
+answer trigger_macro(self_ptr self, const plugin_entry& p, const json& args,
+                     const reply_to& reply) {
   long long index = 0;
   if (auto e = int_arg(args, "index", index)) return *e;
-  if (index < 0 || index > 8) return value_error("index must be 0 to 8");
-  macro_trigger trigger;
-  trigger.index = static_cast<int>(index);
+  json input = {{"index", index}};
   if (const json* page = arg(args, "page"); page != nullptr && !page->is_null()) {
     if (!page->is_number_integer()) return type_error("page must be an integer or None");
-    const auto p = page->get<long long>();
-    if (p < 0 || p > 3) return value_error("page must be 0 to 3");
-    trigger.page = static_cast<int>(p);
+    input["page"] = *page;
   }
-  auto& w = self->state.wiring;
-  if (!w.macros) return json(false);
-  self->request(w.macros, ask_timeout, trigger)
-      .then(
-          [self, reply](const macro_trigger_outcome& out) {
-            reply(self, out.what == macro_trigger_outcome::result::started);
-          },
-          [self, reply](const caf::error&) {
-            reply.fail(self, {"RuntimeError", "the macros did not answer in time"});
-          });
-  return std::monostate{};
+  return run_for(self, p, "macro.trigger", input, reply,
+                 [](self_ptr me, const reply_to& to, const command_result& r) {
+                   if (r.internal)
+                     return to.fail(me, {"RuntimeError", "the macros did not answer in time"});
+                   to(me, r.ok());
+                 });
 }
 
 answer register_macro_type(self_ptr self, plugin_entry& p, const json& args) {
@@ -202,35 +208,16 @@ answer set_setting(self_ptr self, plugin_entry& p, const json& args) {
   return json(true);
 }
 
-answer show_notification(self_ptr self, const json& args, const reply_to& reply) {
+// A toast of the `plugins` handler: the title is its first line, the message its second. True
+// when the device shows it.
+answer show_notification(self_ptr self, const plugin_entry& p, const json& args,
+                         const reply_to& reply) {
   std::string title;
   std::string message;
   if (auto e = string_arg(args, "title", title)) return *e;
   if (auto e = string_arg(args, "message", message)) return *e;
-  const auto title_chars = notify::utf8_length(title);
-  // The toast's message and subtitle (the notification API's limits).
-  if (title_chars < 1 || title_chars > limits::toast_message_max_chars)
-    return value_error("title must be 1 to " + std::to_string(limits::toast_message_max_chars) +
-                       " characters");
-  if (notify::utf8_length(message) > limits::toast_subtitle_max_chars)
-    return value_error("message must be at most " +
-                       std::to_string(limits::toast_subtitle_max_chars) + " characters");
-  std::string error;
-  if (!validation::device_text(title, "title", error) ||
-      !validation::device_text(message, "message", error))
-    return value_error(error);
-  auto& w = self->state.wiring;
-  if (!w.toast) return json(false);
-  toast_content toast;
-  toast.message = title;
-  toast.subtitle = message;
-  self->request(w.toast, ask_timeout, toast_post{"plugins", toast})
-      .then(
-          [self, reply](const toast_outcome& out) {
-            reply(self, out.what == toast_outcome::result::shown);
-          },
-          [self, reply](const caf::error&) { reply(self, false); });
-  return std::monostate{};
+  return run_for(self, p, "toast.send", {{"message", title}, {"subtitle", message}}, reply,
+                 [](self_ptr me, const reply_to& to, const command_result& r) { to(me, r.ok()); });
 }
 
 answer write_log(plugin_entry& p, const json& args) {
@@ -263,8 +250,8 @@ answer dispatch(self_ptr self, plugin_entry& p, const plugins::line_call& call,
   const auto& m = call.method;
   const auto& args = call.args;
   auto& w = self->state.wiring;
-  if (m == "send_serial") return send_serial(self, args);
-  if (m == "trigger_macro") return trigger_macro(self, args, reply);
+  if (m == "send_serial") return send_serial(self, p, args, reply);
+  if (m == "trigger_macro") return trigger_macro(self, p, args, reply);
   if (m == "register_macro_type") return register_macro_type(self, p, args);
   if (m == "get_slider_value") return get_slider_value(self, args);
   if (m == "get_device_state") return device_state(w);
@@ -280,7 +267,7 @@ answer dispatch(self_ptr self, plugin_entry& p, const plugins::line_call& call,
   if (m == "set_setting") return set_setting(self, p, args);
   if (m == "get_all_settings")
     return plugins::effective_settings(p.m.schema, own_settings(self->state, p.info.id));
-  if (m == "show_notification") return show_notification(self, args, reply);
+  if (m == "show_notification") return show_notification(self, p, args, reply);
   if (m == "log") return write_log(p, args);
   return call_error{"RuntimeError", "unknown method '" + log_text(m) + "'"};
 }

@@ -4,6 +4,7 @@
 #include <caf/all.hpp>
 
 #include "plugins/bridge/bridge_actor.hpp"
+#include "plugins/bridge/plugins_commands.hpp"
 
 namespace mixerd {
 
@@ -17,10 +18,8 @@ const capability& plugins_capability() {
       wiring.folder = ctx.paths.data_dir + "/plugins/executable";
       wiring.sdk_dir = plugin_sdk_dir();
       wiring.hub = dir.get<hub_actor>();
-      wiring.device = dir.get<device_actor>();
       wiring.settings = dir.get<settings_actor>();
-      wiring.toast = dir.get<toast_actor>();
-      wiring.macros = dir.get<macros_actor>();
+      wiring.commands = &ctx.commands;
       wiring.device_source = dir.source<device_view>();
       wiring.mixer = dir.source<mixer_view>();
       wiring.macro_set = dir.source<macro_view>();
@@ -35,6 +34,9 @@ const capability& plugins_capability() {
     };
     c.events = [] { return list_of_kinds<plugin_status>(); };
     c.subscriptions = plugin_subscriptions;
+    c.commands = plugins_commands;
+    c.macro_kinds = plugins_macro_kinds;
+    c.macro_interceptor = "plugin.intercept";
     return c;
   }();
   return c;

@@ -35,13 +35,23 @@
 #include <set>
 #include <string>
 
+#include "actors/device/device_commands.hpp"
+#include "actors/macros/macros_commands.hpp"
+#include "actors/mixer/mixer_commands.hpp"
+#include "actors/music/music_commands.hpp"
+#include "actors/plants/plants_commands.hpp"
+#include "actors/profiles/profiles_commands.hpp"
+#include "actors/smarthome/smarthome_commands.hpp"
+#include "actors/stream/stream_commands.hpp"
 #include "actors/support/directory.hpp"
+#include "actors/toast/toast_commands.hpp"
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/detail.hpp"
 #include "gateways/http/io_actor.hpp"
 #include "gateways/http/router.hpp"
 #include "gateways/plants/plants_listener.hpp"
 #include "gateways/toast/notification_listener.hpp"
+#include "plugins/bridge/plugins_commands.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/uri.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
@@ -68,6 +78,15 @@ struct listener {
   std::set<int> statuses;  // what the listener may answer
 };
 
+std::vector<command> all_commands() {
+  std::vector<command> all;
+  for (auto list : {device_commands(), mixer_commands(), macros_commands(), profiles_commands(),
+                    toast_commands(), plants_commands(), smarthome_commands(), stream_commands(),
+                    music_commands(), plugins_commands()})
+    all.insert(all.end(), list.begin(), list.end());
+  return all;
+}
+
 struct world {
   caf::actor_system_config cfg;
   caf::actor_system sys;
@@ -76,6 +95,9 @@ struct world {
   http::io_actor actor;
   directory dir;
   fuzz::capabilities capabilities;
+  // Every capability's commands, as the daemon's rows list them (the routes run them).
+  command_table commands{all_commands()};
+  command_runner runner{commands, dir};
   const http::listener_policy controller_policy = controller::listener_policy(false);
   const http::listener_policy notification_policy =
       toast_api::listener_policy({"0.0.0.0", false, std::make_shared<std::uint16_t>(8889)});
@@ -100,13 +122,13 @@ struct world {
         actor(sys, io),
         capabilities(sys, dir) {
     listeners.push_back({http::listener_kind::controller,
-                         http::make_router(dir, actor, controller_policy),
+                         http::make_router(runner, actor, controller_policy),
                          {200, 201, 204, 400, 401, 403, 404, 405, 409, 429, 500, 503}});
     listeners.push_back({http::listener_kind::notification,
-                         http::make_router(dir, actor, notification_policy),
+                         http::make_router(runner, actor, notification_policy),
                          {200, 400, 401, 404, 405, 429, 503}});
     listeners.push_back({http::listener_kind::plant_store,
-                         http::make_router(dir, actor, plants_policy),
+                         http::make_router(runner, actor, plants_policy),
                          {204, 400, 401, 404, 405, 500, 503}});
     sched.run();
   }

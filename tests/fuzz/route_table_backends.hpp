@@ -79,6 +79,7 @@ inline mixer_actor::behavior_type mixer_backend() {
                    (t.index >= 0 && t.index < limits::mute_count));
         return pick(0, 2) == 0;
       },
+      [](const set_mute&) -> bool { not_from_a_route("set_mute"); },
       [](const set_master_volume& v) {
         FUZZ_CHECK(in_volume_range(v.volume));
         return v.volume;
@@ -114,13 +115,12 @@ inline macros_actor::behavior_type macros_backend() {
         FUZZ_CHECK(e.page >= 0 && e.page < limits::macro_page_count);
         FUZZ_CHECK(e.index >= 0 && e.index < limits::macro_count);
         FUZZ_CHECK(!holds_command(e.value.fields), e.value.fields.dump());
-        FUZZ_CHECK(e.keep_command || e.value.kind == macro_kind::none);
+        FUZZ_CHECK(e.keep_command || e.value.empty());
         std::string error;
         FUZZ_CHECK(macros::parse_macro(e.value.fields, macros::origin::api, error), error);
         // The slot may hold a command macro, which a PUT must not write over (403).
-        if (e.value.kind != macro_kind::none && pick(28, 3) == 0) {
+        if (!e.value.empty() && pick(28, 3) == 0) {
           macro kept;
-          kept.kind = macro_kind::command;
           kept.fields = {{"type", "command"}, {"name", ""}, {"icon", ""}, {"argv", {"/bin/true"}}};
           return kept;
         }

@@ -241,14 +241,14 @@ int run_daemon(const cli::options& opts) {
       {"controller",
        pick_port(opts.controller_port, settings, "controller_port",
                  settings_schema::default_controller_port),
-       tls.enabled(), socket_io.route(http::make_router(actors.dir, io_actor, controller_policy)),
-       &socket_io},
+       tls.enabled(),
+       socket_io.route(http::make_router(actors.runner, io_actor, controller_policy)), &socket_io},
       {"notification API",
        pick_port(opts.toast_port, settings, "toast_port", settings_schema::default_toast_port),
-       tls.enabled(), http::make_router(actors.dir, io_actor, notification_policy)},
+       tls.enabled(), http::make_router(actors.runner, io_actor, notification_policy)},
       {"plant store",
        pick_port(opts.plants_port, settings, "plants_port", settings_schema::default_plants_port),
-       false, http::make_router(actors.dir, io_actor, plants_policy)},
+       false, http::make_router(actors.runner, io_actor, plants_policy)},
   };
   const http::error_writer errors[] = {controller_policy.errors, notification_policy.errors,
                                        plants_policy.errors};

@@ -16,12 +16,34 @@ void configure_actor_system(caf::actor_system_config& cfg, const capability_list
   configure_scheduler(cfg);
 }
 
+std::vector<command> commands_of(const capability_list& rows) {
+  std::vector<command> all;
+  for (const auto* row : rows)
+    if (row->commands)
+      for (auto& c : row->commands())
+        all.push_back(std::move(c));
+  return all;
+}
+
+void install_macro_kinds(const capability_list& rows) {
+  std::vector<macros::kind_list> lists;
+  for (const auto* row : rows)
+    if (row->macro_kinds) lists.push_back(row->macro_kinds());
+  macros::install_kinds(lists);
+}
+
 void spawn_actors(caf::actor_system& sys, const capability_list& rows, const actor_options& options,
                   running_system& out) {
   out.phases.assign(stop_phase_count, {});
+  for (const auto& c : commands_of(rows))
+    out.commands.add(c);
+  for (const auto* row : rows)
+    if (!row->macro_interceptor.empty())
+      out.macro_interceptors.emplace_back(row->macro_interceptor);
   std::vector<caf::actor> spawned;
   for (const auto* row : rows) {
-    spawn_context ctx{sys, options.io, options.serial, options.paths, options.settings, out.dir};
+    spawn_context ctx{sys,     options.io, options.serial,        options.paths, options.settings,
+                      out.dir, out.runner, out.macro_interceptors};
     auto actor = row->spawn(ctx);
     spawned.push_back(actor);
     out.phases[static_cast<int>(row->stop)].push_back(actor);

@@ -24,6 +24,13 @@ using capability_list = std::vector<const capability*>;
 // of every capability of `rows`.
 void configure_actor_system(caf::actor_system_config& cfg, const capability_list& rows);
 
+// Every command the rows declare.
+std::vector<command> commands_of(const capability_list& rows);
+
+// Installs the macro kinds of every row for the process (protocol/macro_kinds.hpp): before any
+// settings are read, so that their macros are read with every kind of this build.
+void install_macro_kinds(const capability_list& rows);
+
 struct actor_options {
   boost::asio::io_context* io = nullptr;
   std::string serial;  // "auto", "none" or a path
@@ -31,15 +38,24 @@ struct actor_options {
   nlohmann::json settings;  // as loaded and validated at start-up
 };
 
-// The running capabilities: their handles and views (for gateways) and what shutdown needs.
+// The running capabilities: their handles and views, their commands (for every front end) and
+// what shutdown needs. Not copied or moved: the runner refers to the table and the directory.
 struct running_system {
+  running_system() = default;
+  running_system(const running_system&) = delete;
+  running_system& operator=(const running_system&) = delete;
+
   directory dir;
+  command_table commands;
+  command_runner runner{commands, dir};
+  std::vector<std::string> macro_interceptors;
   // Per shutdown phase, the actors to stop in it.
   std::vector<std::vector<caf::actor>> phases;
 };
 
-// Spawns every row in order: each registers its handle and views, declares its events and is
-// subscribed to the events it receives; then each row's link runs.
+// Gathers every row's commands, then spawns every row in order: each registers its handle and
+// views, declares its events and is subscribed to the events it receives; then each row's link
+// runs.
 void spawn_actors(caf::actor_system& sys, const capability_list& rows, const actor_options& options,
                   running_system& out);
 

@@ -10,8 +10,15 @@
 #include <vector>
 
 #include "protocol/device_codec.hpp"
+#include "protocol/music.hpp"
+#include "protocol/plugins.hpp"
+#include "protocol/profiles.hpp"
+#include "protocol/smarthome.hpp"
+#include "protocol/stream.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/io_thread.hpp"
+#include "tools/mixerd/capability_table.hpp"
+#include "tools/mixerd/system.hpp"
 
 using json = nlohmann::json;
 namespace m = mixerd;
@@ -23,8 +30,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// The macro actor with scoped actors standing in for the device, the hub, the settings actor,
-// the mixer and (through the link) the profiles actor; commands run on a real io thread.
+// The macro actor with scoped actors standing in for the device, the hub, the settings actor and
+// the mixer; the other capabilities a test needs are registered in its directory (link), where
+// the commands its macros run find them. Command macros run on a real io thread.
 struct macro_fixture {
   m::test::io_thread io;  // first: destroyed last
   m::test::actor_fixture actors;
@@ -37,13 +45,27 @@ struct macro_fixture {
   caf::scoped_actor plugins{actors.sys};
   std::shared_ptr<m::published<m::macro_view>> view;
   m::macros_impl macros;
+  // Every command of the daemon, their owners found here.
+  m::directory dir;
+  m::command_table commands{m::commands_of(m::capability_table())};
+  m::command_runner runner{commands, dir};
+
+  // A stand-in for the capability of interface Handle, from now on.
+  template <class Handle>
+  void link(caf::scoped_actor& stand_in) {
+    dir.add(playing<Handle>(stand_in));
+  }
 
   void start(const json& initial = json::object()) {
     view = std::make_shared<m::published<m::macro_view>>(
         m::macro_view_of(m::macros::pages_from_settings(initial)));
-    m::macro_wiring wiring{playing<m::device_actor>(device), playing<m::hub_actor>(hub),
-                           playing<m::settings_actor>(settings), playing<m::mixer_actor>(mixer),
-                           &io.io};
+    link<m::mixer_actor>(mixer);
+    m::macro_wiring wiring{playing<m::device_actor>(device),
+                           playing<m::hub_actor>(hub),
+                           playing<m::settings_actor>(settings),
+                           &io.io,
+                           &runner,
+                           {"plugin.intercept"}};
     macros = actors.spawn(m::macro_behavior, wiring, initial, view);
     REQUIRE(receive_within(settings, [&](m::watch_atom, const caf::actor&) {}));
   }
@@ -179,7 +201,7 @@ TEST_CASE_FIXTURE(macro_fixture, "later capabilities fail with 'not available'")
 
 TEST_CASE_FIXTURE(macro_fixture, "a profile macro asks the profiles actor it was linked to") {
   start(with_slot(0, 0, {{"type", "profile"}, {"profile", "Gaming"}}));
-  hub->send(macros, m::macro_links{playing<m::profiles_actor>(profiles), {}, {}, {}, {}});
+  link<m::profiles_actor>(profiles);
   trigger(0);
   REQUIRE(receive_within(profiles, [&](const m::profile_load& req) {
     CHECK(req.name == "Gaming");
@@ -200,7 +222,7 @@ TEST_CASE_FIXTURE(macro_fixture, "a smarthome macro asks the smart-home actor it
       {"type", "smarthome"}, {"entity_id", "switch.b"}, {"action", "turn_off"}, {"brightness", 40}};
   start({{"macros", set}});
   caf::scoped_actor home{actors.sys};
-  hub->send(macros, m::macro_links{{}, playing<m::smarthome_actor>(home), {}, {}, {}});
+  link<m::smarthome_actor>(home);
   using action = m::smarthome_command::action;
   trigger(0);
   REQUIRE(receive_within(home, [&](const m::smarthome_command& req) {
@@ -236,7 +258,7 @@ TEST_CASE_FIXTURE(macro_fixture, "stream macros ask the stream actor they were l
   set["pages"]["0"][1] = {{"type", "stream_source"}, {"source_name", "Cam"}};
   set["pages"]["0"][2] = {{"type", "stream_source"}, {"source_name", "Cam"}, {"visible", false}};
   start({{"macros", set}});
-  hub->send(macros, m::macro_links{{}, {}, playing<m::stream_actor>(stream), {}, {}});
+  link<m::stream_actor>(stream);
   trigger(0);
   REQUIRE(receive_within(stream, [&](const m::stream_scene_set& req) {
     CHECK(req.scene_name == "Live");
@@ -266,7 +288,7 @@ TEST_CASE_FIXTURE(macro_fixture, "a media macro asks the music actor; its answer
   set["pages"]["0"][0] = {{"type", "media"}, {"action", "next"}};
   set["pages"]["0"][1] = {{"type", "media"}, {"action", "play_pause"}};
   start({{"macros", set}});
-  hub->send(macros, m::macro_links{{}, {}, {}, playing<m::music_actor>(music), {}});
+  link<m::music_actor>(music);
   trigger(0);
   REQUIRE(receive_within(music, [&](const m::media_command& req) {
     CHECK(req.action == "next");
@@ -287,7 +309,7 @@ TEST_CASE_FIXTURE(macro_fixture, "the plugins are asked first; True means handle
   json set = m::macros::to_json(m::macros::default_pages());
   set["pages"]["0"][0] = {{"type", "mute"}, {"name", "Mic"}, {"icon", ""}, {"target", 1}};
   start({{"macros", set}});
-  hub->send(macros, m::macro_links{{}, {}, {}, {}, playing<m::plugins_actor>(plugins)});
+  link<m::plugins_actor>(plugins);
   trigger(0);
   REQUIRE(receive_within(plugins, [&](const m::plugin_macro_ask& req) {
     CHECK(req.macro["name"] == "Mic");
@@ -320,7 +342,7 @@ TEST_CASE_FIXTURE(macro_fixture,
                    {"icon", ""},
                    {"plugin_type", "counter"},
                    {"step", 2}}));
-  hub->send(macros, m::macro_links{{}, {}, {}, {}, playing<m::plugins_actor>(plugins)});
+  link<m::plugins_actor>(plugins);
   trigger(0);
   REQUIRE(receive_within(plugins, [&](const m::plugin_macro_ask&) { return false; }));
   REQUIRE(receive_within(plugins, [&](const m::plugin_macro_run& req) {
@@ -400,7 +422,7 @@ TEST_CASE_FIXTURE(macro_fixture, "an edit persists, tells the clients and reache
   CHECK(change.set["pages"]["0"][3]["target"] == 1);
   auto lines = device_lines(10);
   CHECK(lines[4] == "MACRO,3,M,");
-  CHECK(view->load()->set.pages[0][3].kind == m::macro_kind::mute);
+  CHECK(view->load()->set.pages[0][3].type() == "mute");
 
   // Another page: persisted and told, but the device shows page 0 and hears nothing.
   m::test::ask<m::macro>(hub, macros, m::macro_edit{2, 0, value, true});
@@ -420,11 +442,11 @@ TEST_CASE_FIXTURE(macro_fixture, "from the API a command macro is deleted, never
   auto mute =
       *m::macros::parse_macro({{"type", "mute"}, {"target", 1}}, m::macros::origin::api, error);
   auto kept = m::test::ask<m::macro>(hub, macros, m::macro_edit{0, 0, mute, true});
-  CHECK(kept.kind == m::macro_kind::command);
-  CHECK(view->load()->set.pages[0][0].kind == m::macro_kind::command);
+  CHECK(kept.type() == "command");
+  CHECK(view->load()->set.pages[0][0].type() == "command");
   auto emptied = m::test::ask<m::macro>(hub, macros, m::macro_edit{0, 0, m::macro{}, true});
-  CHECK(emptied.kind == m::macro_kind::none);
-  CHECK(view->load()->set.pages[0][0].kind == m::macro_kind::none);
+  CHECK(emptied.type() == "none");
+  CHECK(view->load()->set.pages[0][0].type() == "none");
 }
 
 TEST_CASE_FIXTURE(macro_fixture, "a profile's macros replace the pages and keep the current page") {

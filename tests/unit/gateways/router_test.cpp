@@ -182,6 +182,8 @@ const std::vector<documented_route>& documented_routes() {
       {listener_kind::controller, "GET", "/api/plugins", true},
       {listener_kind::controller, "POST", "/api/plugins/{id}", true},
       {listener_kind::controller, "GET", "/metrics", true},
+      {listener_kind::controller, "GET", "/api/commands", true},
+      {listener_kind::controller, "POST", "/api/commands/{name}", true},
       {listener_kind::controller, "GET", "/", true},
       {listener_kind::controller, "GET", "/login", false},
       {listener_kind::controller, "GET", "/assets/{path}", false},

@@ -46,6 +46,7 @@ TEST_CASE_FIXTURE(router_fixture, "static files: a route's folder, never outside
     http::exchange x{std::move(req),
                      [&](http::response res) { out = std::move(res); },
                      dir,
+                     runner,
                      *actor,
                      p,
                      {rest},
@@ -91,7 +92,7 @@ TEST_CASE_FIXTURE(router_fixture, "static files: a stored tag answers 304, a cha
   mixerd::test::write_file(root.file("assets/app.js"), "let x = 1;");
   use(mixerd::controller::listener_policy(false));
   policy->static_root = root.path();
-  router = http::make_router(dir, *actor, *policy);
+  router = http::make_router(runner, *actor, *policy);
 
   auto fresh = call("GET", "/assets/app.js");
   REQUIRE(fresh.status == 200);
@@ -123,7 +124,7 @@ TEST_CASE_FIXTURE(router_fixture, "static files: the stored gzip copy goes to wh
   mixerd::test::write_file(root.file("assets/small.css"), "p {}");
   use(mixerd::controller::listener_policy(false));
   policy->static_root = root.path();
-  router = http::make_router(dir, *actor, *policy);
+  router = http::make_router(runner, *actor, *policy);
 
   auto zipped = call("GET", "/assets/site.css", {{"Accept-Encoding", "gzip, deflate, br"}});
   CHECK(zipped.status == 200);
@@ -167,7 +168,7 @@ TEST_CASE_FIXTURE(router_fixture,
     dir.slot(std::move(table));
     use(mixerd::controller::listener_policy(false));
     policy->static_root = root.path();
-    router = http::make_router(dir, *actor, *policy);
+    router = http::make_router(runner, *actor, *policy);
   };
 
   serve_from(true);

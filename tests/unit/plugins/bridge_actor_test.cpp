@@ -15,6 +15,8 @@
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/files.hpp"
 #include "tests/unit/support/wait.hpp"
+#include "tools/mixerd/capability_table.hpp"
+#include "tools/mixerd/system.hpp"
 
 using json = nlohmann::json;
 using mixerd::plugin_state;
@@ -45,8 +47,12 @@ struct bridge_fixture : mixerd::test::actor_fixture {
   caf::scoped_actor client{sys};
   std::shared_ptr<mixerd::published<mixerd::plugins_view>> view =
       std::make_shared<mixerd::published<mixerd::plugins_view>>();
+  // Where the bridge's commands find the device and the toast actor (and the device's view).
+  mixerd::directory dir;
   std::shared_ptr<mixerd::published<mixerd::device_view>> device_view =
-      std::make_shared<mixerd::published<mixerd::device_view>>();
+      dir.slot(mixerd::device_view{});
+  mixerd::command_table commands{mixerd::commands_of(mixerd::capability_table())};
+  mixerd::command_runner runner{commands, dir};
   mixerd::plugins_actor bridge;
   std::string sdk_dir = MIXERD_TEST_SDK_DIR;
 
@@ -71,9 +77,10 @@ struct bridge_fixture : mixerd::test::actor_fixture {
     w.folder = folder();
     w.sdk_dir = sdk_dir;
     w.hub = playing<mixerd::hub_actor>(hub);
-    w.device = playing<mixerd::device_actor>(device);
+    dir.add(playing<mixerd::device_actor>(device));
+    dir.add(playing<mixerd::toast_actor>(toast));
     w.settings = playing<mixerd::settings_actor>(settings);
-    w.toast = playing<mixerd::toast_actor>(toast);
+    w.commands = &runner;
     w.device_source = device_view;
     bridge = spawn(mixerd::plugins_behavior, w, initial, view);
     // Sent once the plugin list is published.

@@ -6,7 +6,6 @@
 
 using json = nlohmann::json;
 using mixerd::macro;
-using mixerd::macro_kind;
 using mixerd::macro_pages;
 namespace macros = mixerd::macros;
 namespace settings_schema = mixerd::settings_schema;
@@ -30,7 +29,7 @@ TEST_CASE("every kind is read into its stored form, with defaults filled in") {
   std::string error;
   auto hotkey = parse({{"type", "hotkey"}, {"name", "Mute"}, {"key", "Shift+CTRL+M"}}, error);
   REQUIRE(hotkey);
-  CHECK(hotkey->kind == macro_kind::hotkey);
+  CHECK(hotkey->type() == "hotkey");
   CHECK(hotkey->fields ==
         json{{"type", "hotkey"}, {"name", "Mute"}, {"icon", ""}, {"key", "ctrl+shift+m"}});
   CHECK(hotkey->name() == "Mute");
@@ -77,7 +76,7 @@ TEST_CASE("every kind is read into its stored form, with defaults filled in") {
 
   auto none = parse({{"type", "none"}, {"name", "ignored"}}, error);
   REQUIRE(none);
-  CHECK(none->kind == macro_kind::none);
+  CHECK(none->type() == "none");
   CHECK(none->fields == json{{"type", "none"}, {"name", ""}, {"icon", ""}});
 }
 
@@ -175,7 +174,7 @@ TEST_CASE("the page set in settings.json: defaults, short pages, and the key of 
   auto defaults = macros::pages_from_settings(json::object());
   CHECK(defaults.current_page == 0);
   CHECK(defaults.page_names[3] == "Page 4");
-  CHECK(defaults.pages[2][8].kind == macro_kind::none);
+  CHECK(defaults.pages[2][8].type() == "none");
 
   json settings = {{"macros",
                     {{"current_page", 2},
@@ -187,8 +186,8 @@ TEST_CASE("the page set in settings.json: defaults, short pages, and the key of 
   CHECK(set.current_page == 2);
   CHECK(set.page_names[1] == "Stream");
   CHECK(set.page_names[0] == "Page 1");
-  CHECK(set.pages[2][1].kind == macro_kind::mute);
-  CHECK(set.pages[2][8].kind == macro_kind::none);  // padded to 9
+  CHECK(set.pages[2][1].type() == "mute");
+  CHECK(set.pages[2][8].type() == "none");  // padded to 9
 
   auto j = macros::to_json(set);
   CHECK(j["current_page"] == 2);
@@ -239,7 +238,7 @@ TEST_CASE("a profile's macros: command macros allowed, the current page not part
   auto back = macros::parse_profile_macros(j, error);
   REQUIRE(back);
   CHECK(back->page_names[0] == "Main");
-  CHECK(back->pages[1][0].kind == macro_kind::command);
+  CHECK(back->pages[1][0].type() == "command");
   CHECK_FALSE(
       macros::parse_profile_macros({{"pages", {{"0", json::array({{{"type", "x"}}})}}}}, error));
   CHECK(error.rfind("pages.0[0].type must be one of", 0) == 0);

@@ -159,7 +159,7 @@ TEST_CASE("a profile file round trips through serialize and parse") {
   CHECK(back.content.mix.master_volume == 33);
   CHECK(back.content.mix.mutes.master);
   CHECK(back.content.macros.page_names[2] == "Stream");
-  CHECK(back.content.macros.pages[2][4].kind == mixerd::macro_kind::command);
+  CHECK(back.content.macros.pages[2][4].type() == "command");
   CHECK(back.content.macros.pages[2][4].fields["argv"] == json{"/bin/true", "-x"});
 
   const auto j = json::parse(text);

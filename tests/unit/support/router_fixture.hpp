@@ -19,6 +19,8 @@
 #include "gateways/http/router.hpp"
 #include "tests/unit/support/actors.hpp"
 #include "tests/unit/support/io_thread.hpp"
+#include "tools/mixerd/capability_table.hpp"
+#include "tools/mixerd/system.hpp"
 
 namespace mixerd::test {
 
@@ -29,6 +31,9 @@ struct router_fixture {
   mixerd::test::io_thread io;  // first: destroyed last
   mixerd::test::actor_fixture actors;
   mixerd::directory dir;
+  // Every command of the daemon's rows, run against the stand-ins registered in `dir`.
+  mixerd::command_table commands{mixerd::commands_of(mixerd::capability_table())};
+  mixerd::command_runner runner{commands, dir};
   std::unique_ptr<http::io_actor> actor = std::make_unique<http::io_actor>(actors.sys, io.io);
   std::optional<http::listener_policy> policy;
   http::handler router;
@@ -46,7 +51,7 @@ struct router_fixture {
 
   void use(http::listener_policy p) {
     policy = std::move(p);
-    router = http::make_router(dir, *actor, *policy);
+    router = http::make_router(runner, *actor, *policy);
   }
 
   // Hands a request to the router on the io thread; the answer arrives in the future.

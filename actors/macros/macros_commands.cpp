@@ -1,0 +1,152 @@
+// The macros' commands: run a slot, and edit the page set. Pages (0-3) and slots (0-8) are the
+// indices the API shows for macros.
+#include "actors/macros/macros_commands.hpp"
+
+#include "protocol/limits.hpp"
+#include "protocol/macros.hpp"
+#include "protocol/validation.hpp"
+
+namespace mixerd {
+
+namespace {
+
+using commands::integer;
+using commands::optional;
+using commands::param;
+
+constexpr std::string_view macros_missing = "Macros not available";
+
+param page_param() {
+  return integer("page", 0, limits::macro_page_count - 1, "The macro page, 0-3");
+}
+param slot_param() {
+  return integer("index", 0, limits::macro_count - 1, "The slot on the page, 0-8");
+}
+
+// A Macro object of any kind but command (which only settings.json may hold): 403 for that.
+bool read_macro(const nlohmann::json& input, nlohmann::json& args, commands::problem& why) {
+  auto it = input.find("macro");
+  if (it == input.end()) {
+    why.text = "Missing field: macro";
+    return false;
+  }
+  bool forbidden = false;
+  auto parsed = macros::parse_macro(*it, macros::origin::api, why.text, &forbidden);
+  if (!parsed) {
+    why.status = forbidden ? 403 : 400;
+    return false;
+  }
+  args["macro"] = parsed->fields;
+  return true;
+}
+
+// 1 to 32 characters of device text.
+bool read_page_name(const nlohmann::json& input, nlohmann::json& args, commands::problem& why) {
+  auto name = validation::string_field(input, "name", 4 * macros::max_page_name_chars, why.text);
+  if (!name) return false;
+  std::size_t chars = 0;
+  for (char c : *name)
+    chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  if (chars == 0 || chars > macros::max_page_name_chars) {
+    why.text = "name must be 1 to 32 characters";
+    return false;
+  }
+  if (!validation::device_text(*name, "name", why.text)) return false;
+  args["name"] = std::move(*name);
+  return true;
+}
+
+void trigger(const command_call_ptr& call) {
+  macro_trigger req{std::nullopt, static_cast<int>(call->integer("index"))};
+  if (call->has("page")) req.page = static_cast<int>(call->integer("page"));
+  const int index = req.index;
+  call->ask(call->dir().get<macros_actor>(), req,
+            [index](const command_call_ptr& c, const macro_trigger_outcome& out) {
+              const std::string where =
+                  "page " + std::to_string(out.page) + ", index " + std::to_string(index);
+              switch (out.what) {
+                case macro_trigger_outcome::result::empty:
+                  return c->fail(404, "No macro at " + where);
+                case macro_trigger_outcome::result::running:
+                  return c->fail(409, "The macro at " + where + " is still running");
+                case macro_trigger_outcome::result::started:
+                  break;
+              }
+              c->ok({{"success", true}, {"index", index}, {"page", out.page}, {"macro", out.name}});
+            });
+}
+
+void set_slot(const command_call_ptr& call) {
+  std::string ignored;
+  // Read once already (read_macro): parsing the stored form again cannot fail.
+  auto value = macros::parse_macro(call->args().at("macro"), macros::origin::api, ignored);
+  macro_edit req{static_cast<int>(call->integer("page")), static_cast<int>(call->integer("index")),
+                 std::move(*value), true};
+  call->ask(call->dir().get<macros_actor>(), std::move(req),
+            [](const command_call_ptr& c, const macro& stored) {
+              // The slot holds a command macro, which the API may delete but not write over.
+              if (stored.type() == "command")
+                return c->fail(403,
+                               "The slot holds a command macro, which can only be changed in "
+                               "settings.json (the API may delete it)");
+              c->ok({{"success", true}, {"macro", stored.fields}});
+            });
+}
+
+void clear_slot(const command_call_ptr& call) {
+  macro_edit req{static_cast<int>(call->integer("page")), static_cast<int>(call->integer("index")),
+                 macro{}, false};
+  call->ask(call->dir().get<macros_actor>(), std::move(req),
+            [](const command_call_ptr& c, const macro&) {
+              c->ok({{"success", true}});
+            });
+}
+
+void rename_page(const command_call_ptr& call) {
+  const int page = static_cast<int>(call->integer("page"));
+  call->ask(call->dir().get<macros_actor>(), macro_page_rename{page, call->text("name")},
+            [page](const command_call_ptr& c, const std::string& stored) {
+              c->ok({{"success", true}, {"page", page}, {"name", stored}});
+            });
+}
+
+}  // namespace
+
+std::vector<command> macros_commands() {
+  auto page_or_current = optional(page_param());
+  page_or_current.null_is_absent = true;
+  page_or_current.description = "The macro page, 0-3 (absent or null: the current page)";
+  param macro_object = commands::object("macro", "A Macro object of any kind but command");
+  macro_object.read = read_macro;
+  param page_name =
+      commands::text("name", 4 * macros::max_page_name_chars, "The page's name, 1-32 characters");
+  page_name.read = read_page_name;
+  return {
+      {"macro.trigger",
+       "Runs the macro in a slot, as its button does",
+       {slot_param(), page_or_current},
+       commands::permission::control,
+       macros_missing,
+       trigger},
+      {"macro.set",
+       "Puts a macro into a slot",
+       {page_param(), slot_param(), macro_object},
+       commands::permission::control,
+       macros_missing,
+       set_slot},
+      {"macro.clear",
+       "Empties a slot",
+       {page_param(), slot_param()},
+       commands::permission::control,
+       macros_missing,
+       clear_slot},
+      {"macro.rename_page",
+       "Renames a macro page",
+       {page_param(), page_name},
+       commands::permission::control,
+       macros_missing,
+       rename_page},
+  };
+}
+
+}  // namespace mixerd
