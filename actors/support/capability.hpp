@@ -74,9 +74,6 @@ struct capability {
   // A command asked before every macro runs, which may handle the macro itself (it answers
   // {"handled": true}); empty: none.
   std::string_view macro_interceptor{};
-  // Called once every row is spawned, before any listener opens: sends the actor the handles it
-  // needs from rows below it. Null: it needs none.
-  void (*link)(const directory& dir, const caf::actor& self) = nullptr;
 };
 
 }  // namespace mixerd

@@ -1,6 +1,6 @@
 // The capability table: one row per capability, in spawn order. A row may use the handles and
-// views of the rows above it when it is spawned; two capabilities that ask each other (macros
-// loading a profile, a profile load replacing the macros) meet through the lower row's `link`.
+// views of the rows above it when it is spawned; a capability that acts on one below it (a macro
+// loading a profile) does so through a command, which finds its owner when it runs.
 // Each capability declares itself in its own files (actors/<cap>/<cap>_capability.cpp); this
 // list is the only place that names them all.
 #include "tools/mixerd/capability_table.hpp"

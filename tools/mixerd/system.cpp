@@ -40,20 +40,16 @@ void spawn_actors(caf::actor_system& sys, const capability_list& rows, const act
   for (const auto* row : rows)
     if (!row->macro_interceptor.empty())
       out.macro_interceptors.emplace_back(row->macro_interceptor);
-  std::vector<caf::actor> spawned;
   for (const auto* row : rows) {
     spawn_context ctx{sys,     options.io, options.serial,        options.paths, options.settings,
                       out.dir, out.runner, out.macro_interceptors};
     auto actor = row->spawn(ctx);
-    spawned.push_back(actor);
     out.phases[static_cast<int>(row->stop)].push_back(actor);
     if (row->events) out.dir.declare(row->events());
     if (row->subscriptions)
       caf::anon_send(out.dir.get<hub_actor>(), caf::subscribe_atom_v, actor, row->subscriptions());
     if (row->contribute) out.dir.contribute(row->contribute);
   }
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i]->link) rows[i]->link(out.dir, spawned[i]);
 }
 
 void shutdown_actors(caf::actor_system& sys, const running_system& running,

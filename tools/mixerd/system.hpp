@@ -54,8 +54,8 @@ struct running_system {
 };
 
 // Gathers every row's commands, then spawns every row in order: each registers its handle and
-// views, declares its events and is subscribed to the events it receives; then each row's link
-// runs.
+// views, declares its events and is subscribed to the events it receives. A row's actor finds
+// the rows below it through the commands it runs (they look owners up when they run).
 void spawn_actors(caf::actor_system& sys, const capability_list& rows, const actor_options& options,
                   running_system& out);
 
