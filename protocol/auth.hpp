@@ -72,6 +72,13 @@ using auth_actor = caf::typed_actor<caf::replies_to<auth_check>::with<auth_state
                                     caf::replies_to<logout_request>::with<bool>,
                                     caf::reacts_to<settings_reloaded>>;
 
+namespace settings_schema {
+struct part;
+}  // namespace settings_schema
+
+// Its keys of settings.json: login on or off, the user, the password hash, the session times.
+settings_schema::part auth_settings();
+
 }  // namespace mixerd
 
 // The auth capability's CAF type-ID block, chained after the profiles block (docs/architecture.md,

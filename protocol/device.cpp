@@ -1,6 +1,7 @@
 #include "protocol/device.hpp"
 
 #include "protocol/json.hpp"
+#include "protocol/settings_schema.hpp"
 
 namespace mixerd {
 
@@ -16,6 +17,33 @@ nlohmann::json serial_raw::to_json() const {
 
 nlohmann::json device_input::to_json() const {
   return {{"line", protocol::encode_device_event(input)}};
+}
+
+}  // namespace mixerd
+
+namespace mixerd {
+
+// ---- Settings: serial_port --------------------------------------------------------------------
+
+namespace {
+
+std::optional<settings_schema::problem> check_serial_port(const nlohmann::json& s) {
+  auto it = s.find("serial_port");
+  if (it == s.end() || it->is_string()) return std::nullopt;
+  return settings_schema::problem{"serial_port", "must be a string: auto, none or a device path"};
+}
+
+}  // namespace
+
+settings_schema::part device_settings() {
+  return {"device",
+          {{"serial_port",
+            {{"type", "string"},
+             {"default", "auto"},
+             {"description",
+              "The device's serial port: auto (found by USB id), none, or a path. --serial beats "
+              "it"}},
+            check_serial_port}}};
 }
 
 }  // namespace mixerd

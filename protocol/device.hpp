@@ -62,6 +62,13 @@ using device_actor =
     caf::typed_actor<caf::replies_to<caf::get_atom, status_atom>::with<device_view>,
                      caf::reacts_to<protocol::host_command>>;
 
+namespace settings_schema {
+struct part;
+}  // namespace settings_schema
+
+// Its key of settings.json: serial_port.
+settings_schema::part device_settings();
+
 }  // namespace mixerd
 
 // The device capability's CAF type-ID block, chained after the settings block

@@ -4,6 +4,7 @@
 
 #include "protocol/json.hpp"
 #include "protocol/macro_kinds.hpp"
+#include "protocol/settings_schema.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd {
@@ -186,5 +187,40 @@ nlohmann::json profile_macros_to_json(const macro_pages& set) {
 }
 
 }  // namespace macros
+
+}  // namespace mixerd
+
+namespace mixerd {
+
+// ---- Settings: the Macro page set --------------------------------------------------------------
+
+namespace {
+
+// A key such as "macros.pages.1[4].argv" (protocol/README.md, "Macros").
+std::optional<settings_schema::problem> check_macros(const json& s) {
+  auto it = s.find("macros");
+  if (it == s.end()) return std::nullopt;
+  std::string key;
+  std::string error;
+  if (macros::validate_settings(*it, key, error)) return std::nullopt;
+  return settings_schema::problem{key, error};
+}
+
+}  // namespace
+
+settings_schema::part macros_settings() {
+  return {
+      "macros",
+      {{"macros",
+        {{"type", "object"},
+         {"description",
+          "The Macro page set: current_page (0-3), page_names (\"0\"-\"3\": 1-32 "
+          "characters) and pages (\"0\"-\"3\": up to 9 Macro objects each)"},
+         {"properties",
+          {{"current_page", {{"type", "integer"}, {"minimum", 0}, {"maximum", 3}, {"default", 0}}},
+           {"page_names", {{"type", "object"}}},
+           {"pages", {{"type", "object"}}}}}},
+        check_macros}}};
+}
 
 }  // namespace mixerd

@@ -182,6 +182,13 @@ nlohmann::json profile_macros_to_json(const macro_pages& set);  // {"page_names"
 
 }  // namespace macros
 
+namespace settings_schema {
+struct part;
+}  // namespace settings_schema
+
+// Its key of settings.json: macros (the Macro page set).
+settings_schema::part macros_settings();
+
 }  // namespace mixerd
 
 // The macros capability's CAF type-ID block, chained after the mixer block (docs/architecture.md,

@@ -1,5 +1,6 @@
 #include "protocol/mdns.hpp"
 
+#include "protocol/settings_schema.hpp"
 #include "protocol/types.hpp"
 
 namespace mixerd::mdns {
@@ -27,3 +28,17 @@ std::vector<service_record> records_for(const mdns_listening& where) {
 }
 
 }  // namespace mixerd::mdns
+
+namespace mixerd {
+
+// ---- Settings: mdns ---------------------------------------------------------------------------
+
+settings_schema::part mdns_settings() {
+  return {
+      "mdns",
+      {{"mdns",
+        settings_schema::boolean_schema(
+            true, "Advertise the controller by mDNS (_http._tcp, _mixerd._tcp) through Avahi")}}};
+}
+
+}  // namespace mixerd

@@ -59,6 +59,13 @@ std::vector<service_record> records_for(const mdns_listening& where);
 
 }  // namespace mdns
 
+namespace settings_schema {
+struct part;
+}  // namespace settings_schema
+
+// Its key of settings.json: mdns.
+settings_schema::part mdns_settings();
+
 }  // namespace mixerd
 
 // The mdns capability's CAF type-ID block, chained after the plugins block (docs/architecture.md,

@@ -3,6 +3,8 @@
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/macro_kinds.hpp"
+#include "protocol/settings_schema.hpp"
+#include "protocol/validation.hpp"
 
 namespace mixerd {
 
@@ -72,6 +74,121 @@ std::vector<macros::kind> mixer_macro_kinds() {
       {"mute", true, [](macros::field_reader& r) { return r.target(); }, mute_command},
       {"volume", true, read_volume, volume_command},
   };
+}
+
+}  // namespace mixerd
+
+namespace mixerd {
+
+// ---- Settings: sliders, mutes, master_volume --------------------------------------------------
+
+namespace {
+
+using json = nlohmann::json;
+
+std::optional<settings_schema::problem> check_sliders(const json& s) {
+  auto it = s.find("sliders");
+  if (it == s.end()) return std::nullopt;
+  if (!it->is_array() || it->size() > static_cast<std::size_t>(limits::slider_count))
+    return settings_schema::problem{"sliders", "must be an array of at most 4 slider objects"};
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const auto& slider = (*it)[i];
+    std::string base = "sliders[" + std::to_string(i) + "]";
+    if (!slider.is_object()) return settings_schema::problem{base, "must be an object"};
+    if (auto label = slider.find("label"); label != slider.end()) {
+      if (!label->is_string()) return settings_schema::problem{base + ".label", "must be a string"};
+      const auto& text = label->get_ref<const std::string&>();
+      if (text.size() > 64)
+        return settings_schema::problem{base + ".label", "must be at most 64 bytes"};
+      if (std::string copy = text, why; !validation::device_text(copy, "label", why))
+        return settings_schema::problem{base + ".label", "must not contain control characters"};
+    }
+    if (auto a = slider.find("assignment"); a != slider.end()) {
+      std::string why;
+      if (!::mixerd::json::assignment_from_json(*a, why)) {
+        // `why` names the inner field first ("type must be ...").
+        auto space = why.find(' ');
+        if (why.compare(0, space, "must") == 0)
+          return settings_schema::problem{base + ".assignment", why};
+        return settings_schema::problem{base + ".assignment." + why.substr(0, space),
+                                        why.substr(space + 1)};
+      }
+    }
+    if (auto e = slider.find("enforce_volume"); e != slider.end() && !e->is_boolean())
+      return settings_schema::problem{base + ".enforce_volume", "must be true or false"};
+  }
+  return std::nullopt;
+}
+
+std::optional<settings_schema::problem> check_mutes(const json& s) {
+  auto it = s.find("mutes");
+  if (it == s.end()) return std::nullopt;
+  if (!it->is_object())
+    return settings_schema::problem{"mutes", "must be an object with individual and master"};
+  if (auto ind = it->find("individual"); ind != it->end()) {
+    bool ok = ind->is_array() && ind->size() == static_cast<std::size_t>(limits::mute_count) &&
+              std::all_of(ind->begin(), ind->end(), [](const json& b) { return b.is_boolean(); });
+    if (!ok) return settings_schema::problem{"mutes.individual", "must be an array of 4 booleans"};
+  }
+  if (auto m = it->find("master"); m != it->end() && !m->is_boolean())
+    return settings_schema::problem{"mutes.master", "must be a boolean"};
+  return std::nullopt;
+}
+
+std::optional<settings_schema::problem> check_master_volume(const nlohmann::json& s) {
+  auto it = s.find("master_volume");
+  if (it == s.end() || (it->is_number_integer() && it->get<long long>() >= limits::volume_min &&
+                        it->get<long long>() <= limits::volume_max))
+    return std::nullopt;
+  return settings_schema::problem{
+      "master_volume", settings_schema::range_text(limits::volume_min, limits::volume_max)};
+}
+
+}  // namespace
+
+settings_schema::part mixer_settings() {
+  using nlohmann::json;
+  const json assignment = {
+      {"type", "object"},
+      {"description", "What the slider controls"},
+      {"properties",
+       {{"type",
+         {{"type", "string"},
+          {"enum", {"unassigned", "system_default_output", "system_default_input", "app"}}}},
+        {"names",
+         {{"type", "array"},
+          {"items", {{"type", "string"}, {"minLength", 1}}},
+          {"description", "The application names an app assignment matches"}}}}},
+      {"required", {"type"}}};
+  return {"mixer",
+          {
+              {"sliders",
+               {{"type", "array"},
+                {"maxItems", limits::slider_count},
+                {"description", "The four sliders, in order: label, assignment, enforce_volume"},
+                {"items",
+                 {{"type", "object"},
+                  {"properties",
+                   {{"label", {{"type", "string"}, {"maxLength", 64}}},
+                    {"assignment", assignment},
+                    {"enforce_volume", {{"type", "boolean"}, {"default", true}}}}}}}},
+               check_sliders},
+              {"mutes",
+               {{"type", "object"},
+                {"description", "The mutes: individual (four booleans) and master"},
+                {"properties",
+                 {{"individual",
+                   {{"type", "array"},
+                    {"items", {{"type", "boolean"}}},
+                    {"minItems", limits::mute_count},
+                    {"maxItems", limits::mute_count}}},
+                  {"master", {{"type", "boolean"}}}}}},
+               check_mutes},
+              {"master_volume",
+               settings_schema::integer_schema(limits::volume_min, limits::volume_max, 50,
+                                               "The master volume, 0-100"),
+               check_master_volume},
+          }};
 }
 
 }  // namespace mixerd

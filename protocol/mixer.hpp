@@ -148,6 +148,13 @@ struct kind;
 // The mixer's macro kinds (protocol/README.md, "Macros"): mute and volume.
 std::vector<macros::kind> mixer_macro_kinds();
 
+namespace settings_schema {
+struct part;
+}  // namespace settings_schema
+
+// Its keys of settings.json: sliders, mutes, master_volume.
+settings_schema::part mixer_settings();
+
 }  // namespace mixerd
 
 // The mixer capability's CAF type-ID block, chained after the audio block (docs/architecture.md,

@@ -3,6 +3,7 @@
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/profiles.hpp"
+#include "protocol/settings_schema.hpp"
 #include "protocol/types.hpp"
 #include "protocol/validation.hpp"
 
@@ -501,3 +502,39 @@ command_request request_of(const command& c) {
 }
 
 }  // namespace mixerd::mqtt
+
+namespace mixerd {
+
+// ---- Settings: the broker ----------------------------------------------------------------------
+
+namespace {
+
+// MQTT: {"url": mqtt:// or mqtts://, "username", "password", "node_id", "discovery_prefix"}
+// (protocol/mqtt.hpp). The host name only gives a default node_id: any will do here.
+std::optional<settings_schema::problem> check_mqtt(const nlohmann::json& s) {
+  std::string key;
+  std::string error;
+  if (mqtt::settings_from(s, "", key, error)) return std::nullopt;
+  return settings_schema::problem{key, error};
+}
+
+}  // namespace
+
+settings_schema::part mqtt_settings() {
+  return {
+      "mqtt",
+      {{"mqtt",
+        {{"type", "object"},
+         {"description", "MQTT with Home Assistant discovery (docs/mqtt.md); without url: off"},
+         {"properties",
+          {{"url", {{"type", "string"}, {"description", "mqtt://host:1883 or mqtts://host:8883"}}},
+           {"username", {{"type", "string"}}},
+           {"password", {{"type", "string"}, {"writeOnly", true}}},
+           {"node_id",
+            {{"type", "string"},
+             {"description", "This mixer's id on the broker (default: the host name)"}}},
+           {"discovery_prefix", {{"type", "string"}, {"default", "homeassistant"}}}}}},
+        check_mqtt}}};
+}
+
+}  // namespace mixerd

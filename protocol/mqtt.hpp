@@ -147,4 +147,11 @@ std::optional<command> parse_command(std::string_view node_id, std::string_view 
 
 }  // namespace mqtt
 
+namespace settings_schema {
+struct part;
+}  // namespace settings_schema
+
+// Its key of settings.json: mqtt (the broker and the node id).
+settings_schema::part mqtt_settings();
+
 }  // namespace mixerd

@@ -198,3 +198,11 @@ std::vector<macros::kind> music_macro_kinds() {
 }
 
 }  // namespace mixerd
+
+namespace mixerd {
+
+toast_handler_list music_toast_handlers() {
+  return {{"music", "Music", "#1DB954", true, true}};
+}
+
+}  // namespace mixerd

@@ -176,6 +176,9 @@ struct kind;
 // The music capability's macro kind: media.
 std::vector<macros::kind> music_macro_kinds();
 
+// Its toast handler: a track change.
+toast_handler_list music_toast_handlers();
+
 }  // namespace mixerd
 
 // The music capability's CAF type-ID block, chained after the stream block (docs/architecture.md,

@@ -1,5 +1,8 @@
 #include "protocol/network.hpp"
 
+#include "protocol/host_names.hpp"
+#include "protocol/settings_schema.hpp"
+
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -231,3 +234,46 @@ nlohmann::json network_info_json(const network_snapshot& facts, const std::strin
 }
 
 }  // namespace mixerd::network
+
+namespace mixerd {
+
+// ---- Settings: the names served besides the machine's own -------------------------------------
+
+namespace {
+
+using json = nlohmann::json;
+
+// A list of host names (or "*.name") served besides the machine's own (docs/api.md).
+std::optional<settings_schema::problem> check_allowed_hosts(const json& s) {
+  auto it = s.find("allowed_hosts");
+  if (it == s.end()) return std::nullopt;
+  if (!it->is_array() || it->size() > host_names::max_allowed_hosts)
+    return settings_schema::problem{
+        "allowed_hosts", "must be an array of at most " +
+                             std::to_string(host_names::max_allowed_hosts) + " host names"};
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const auto& entry = (*it)[i];
+    if (!entry.is_string() || !host_names::valid_allowed_entry(entry.get_ref<const std::string&>()))
+      return settings_schema::problem{
+          "allowed_hosts[" + std::to_string(i) + "]",
+          "must be a host name such as \"mixer.example.com\" or \"*.example.com\""};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+settings_schema::part network_settings() {
+  return {"network",
+          {{"allowed_hosts",
+            {{"type", "array"},
+             {"items", {{"type", "string"}}},
+             {"maxItems", host_names::max_allowed_hosts},
+             {"default", json::array()},
+             {"description",
+              "Host names (or *.name) every listener serves besides the machine's own names, "
+              "e.g. mixer.example.com"}},
+            check_allowed_hosts}}};
+}
+
+}  // namespace mixerd

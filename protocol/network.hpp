@@ -78,6 +78,13 @@ nlohmann::json network_info_json(const network_snapshot& facts, const std::strin
 // gathers fresh facts (the overlay's answer is kept a few seconds).
 using network_actor = caf::typed_actor<caf::replies_to<caf::get_atom>::with<network_snapshot>>;
 
+namespace settings_schema {
+struct part;
+}  // namespace settings_schema
+
+// Its key of settings.json: allowed_hosts.
+settings_schema::part network_settings();
+
 }  // namespace mixerd
 
 // The network capability's CAF type-ID block, chained after the toast block (docs/architecture.md,

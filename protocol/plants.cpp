@@ -1,5 +1,6 @@
 #include "protocol/plants.hpp"
 #include "protocol/json.hpp"
+#include "protocol/settings_schema.hpp"
 #include "protocol/uri.hpp"
 
 #include <charconv>
@@ -144,3 +145,16 @@ std::optional<std::size_t> find(const nlohmann::json& list, std::int64_t id) {
 }
 
 }  // namespace mixerd::plants
+
+namespace mixerd {
+
+// ---- Settings: the plant store's token ---------------------------------------------------------
+
+settings_schema::part plants_settings() {
+  return {"plants",
+          {{"plant_store_token",
+            settings_schema::secret_schema(
+                "The plant store's bearer token; made on first start, at least 16 characters")}}};
+}
+
+}  // namespace mixerd

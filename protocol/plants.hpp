@@ -90,6 +90,13 @@ struct plant_delete_outcome {
 using plants_actor = caf::typed_actor<caf::replies_to<plant_delete>::with<plant_delete_outcome>,
                                       caf::reacts_to<settings_reloaded>>;
 
+namespace settings_schema {
+struct part;
+}  // namespace settings_schema
+
+// Its key of settings.json: plant_store_token.
+settings_schema::part plants_settings();
+
 }  // namespace mixerd
 
 // The plants capability's CAF type-ID block, chained after the network block (docs/architecture.md,

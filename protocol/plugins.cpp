@@ -7,6 +7,7 @@
 #include "protocol/json.hpp"
 #include "protocol/macro_kinds.hpp"
 #include "protocol/music.hpp"
+#include "protocol/settings_schema.hpp"
 
 namespace mixerd {
 
@@ -465,6 +466,61 @@ std::vector<macros::kind> plugins_macro_kinds() {
   return {{"plugin", false, read_plugin_macro, [](const nlohmann::json& fields) {
              return command_request{"plugin.run_macro", {{"macro", fields}}};
            }}};
+}
+
+}  // namespace mixerd
+
+namespace mixerd {
+
+// ---- Settings: each plugin's switch and own settings -----------------------------------------
+
+namespace {
+
+using json = nlohmann::json;
+
+// The plugin bridge's key: plugin id -> {"enabled": bool, "settings": object}. The values of a
+// plugin's settings are checked against its manifest when it sets them, not here (the manifest
+// may change while the file stays).
+std::optional<settings_schema::problem> check_plugins(const json& s) {
+  auto it = s.find("plugins");
+  if (it == s.end()) return std::nullopt;
+  if (!it->is_object())
+    return settings_schema::problem{
+        "plugins", "must be an object of plugin ids to {\"enabled\", \"settings\"}"};
+  for (const auto& [id, entry] : it->items()) {
+    const std::string key = "plugins." + id;
+    if (!entry.is_object()) return settings_schema::problem{key, "must be an object"};
+    if (auto e = entry.find("enabled"); e != entry.end() && !e->is_boolean())
+      return settings_schema::problem{key + ".enabled", "must be true or false"};
+    if (auto st = entry.find("settings"); st != entry.end() && !st->is_object())
+      return settings_schema::problem{key + ".settings", "must be an object"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+settings_schema::part plugins_settings() {
+  return {"plugins",
+          {{"plugins",
+            {{"type", "object"},
+             {"description",
+              "Plugin id -> {\"enabled\": bool (default true), \"settings\": the plugin's own "
+              "settings, checked against its manifest's settings_schema}"},
+             {"additionalProperties",
+              {{"type", "object"},
+               {"properties",
+                {{"enabled", {{"type", "boolean"}, {"default", true}}},
+                 {"settings", {{"type", "object"}}}}}}}},
+            check_plugins}}};
+}
+
+}  // namespace mixerd
+
+namespace mixerd {
+
+toast_handler_list plugins_toast_handlers() {
+  return {{"plugins", "Plugins", "#F59E0B", true, false}};
 }
 
 }  // namespace mixerd

@@ -25,6 +25,7 @@
 #include "protocol/music.hpp"
 #include "protocol/profiles.hpp"
 #include "protocol/settings.hpp"
+#include "protocol/toast.hpp"
 #include "protocol/types.hpp"
 
 namespace mixerd {
@@ -252,6 +253,16 @@ struct kind;
 
 // The plugin host's macro kind: plugin (a type a plugin registered).
 std::vector<macros::kind> plugins_macro_kinds();
+
+namespace settings_schema {
+struct part;
+}  // namespace settings_schema
+
+// Its key of settings.json: plugins (each plugin's switch and own settings).
+settings_schema::part plugins_settings();
+
+// Its toast handler: a plugin's show_notification; loaded while a plugin runs.
+toast_handler_list plugins_toast_handlers();
 
 }  // namespace mixerd
 

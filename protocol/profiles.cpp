@@ -6,6 +6,7 @@
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/macro_kinds.hpp"
+#include "protocol/settings_schema.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd {
@@ -369,6 +370,21 @@ std::vector<macros::kind> profiles_macro_kinds() {
          return command_request{"profile.load", {{"name", fields.at("profile")}}};
        }},
   };
+}
+
+}  // namespace mixerd
+
+namespace mixerd {
+
+// ---- Settings: the current profile -----------------------------------------------------------
+
+// The profile actor falls back to another profile when the name is not one (or not valid).
+settings_schema::part profiles_settings() {
+  return {"profiles",
+          {{"current_profile",
+            {{"type", "string"},
+             {"default", "Default"},
+             {"description", "The profile loaded last (the profile actor keeps it)"}}}}};
 }
 
 }  // namespace mixerd

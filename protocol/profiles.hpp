@@ -168,6 +168,13 @@ struct kind;
 // The profiles' macro kind: profile.
 std::vector<macros::kind> profiles_macro_kinds();
 
+namespace settings_schema {
+struct part;
+}  // namespace settings_schema
+
+// Its key of settings.json: current_profile.
+settings_schema::part profiles_settings();
+
 }  // namespace mixerd
 
 // The profiles capability's CAF type-ID block, chained after the macros block

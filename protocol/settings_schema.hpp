@@ -1,12 +1,19 @@
 // What a valid settings.json looks like. Pure validation: the settings actor and the
 // start-up path read the file, this says whether its content is usable and, if not, which key
 // is wrong and why (a broken file stops start-up and names the key).
+//
+// The schema is assembled from parts: the daemon's own keys (listeners, Socket.IO, logging,
+// metrics) and one part per capability, declared in the capability's protocol source
+// (protocol/<cap>.cpp) and listed by its row. Each key has its JSON Schema (draft 2020-12:
+// type, description, default, ranges, enums; writeOnly for secrets) and is checked from it, or
+// by a check of its own where the wording of a problem or a rule across keys needs one.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mixerd::settings_schema {
 
@@ -15,8 +22,50 @@ struct problem {
   std::string message;  // e.g. "must be an integer from 0 to 65535"
 };
 
-// Checks every known key; unknown keys are allowed (newer versions add keys) and kept.
+// One top-level key of settings.json.
+struct key {
+  std::string_view name;
+  // Its JSON Schema. A boolean, an integer with minimum and maximum, a string (with enum or
+  // minLength) is checked from it when `check` is null.
+  nlohmann::json schema;
+  // Checks the key in the whole settings object (present or not); the first problem.
+  std::optional<problem> (*check)(const nlohmann::json& settings) = nullptr;
+};
+
+// The keys one capability (or the daemon itself) owns, in the order they are checked.
+struct part {
+  std::string_view owner;
+  std::vector<key> keys;
+};
+
+// The daemon's own keys: the listeners' ports and address, Socket.IO, the log level, the
+// metrics token.
+part daemon_part();
+
+// Installs the parts of every capability (the daemon's first, whatever `parts` holds), for the
+// whole process: call once at start-up, before any settings are read. Until then only the
+// daemon's part is known.
+void install_parts(const std::vector<part>& parts);
+
+// Checks every installed key; unknown keys are allowed (newer versions and capabilities this
+// build leaves out add keys) and kept.
 std::optional<problem> validate(const nlohmann::json& settings);
+
+// The JSON Schema (draft 2020-12) of settings.json: every installed key with its schema.
+nlohmann::json document();
+
+// ---- Helpers of the capabilities' parts ---------------------------------------------------------
+
+// {"type": "integer", "minimum", "maximum", "default", "description"}.
+nlohmann::json integer_schema(long long lo, long long hi, long long fallback,
+                              std::string_view description);
+// {"type": "boolean", "default", "description"}.
+nlohmann::json boolean_schema(bool fallback, std::string_view description);
+// {"type": "string", "minLength": 16, "writeOnly": true, "description"}: a secret the daemon
+// makes when absent.
+nlohmann::json secret_schema(std::string_view description);
+// "must be an integer from lo to hi".
+std::string range_text(long long lo, long long hi);
 
 // Defaults for keys that have one (docs/api.md), used when a key is absent.
 inline constexpr int default_controller_port = 5000;

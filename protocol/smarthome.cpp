@@ -6,6 +6,7 @@
 #include "protocol/json.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/macro_kinds.hpp"
+#include "protocol/settings_schema.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd {
@@ -325,6 +326,51 @@ command_request service_command(const nlohmann::json& fields) {
 
 std::vector<macros::kind> smarthome_macro_kinds() {
   return {{"smarthome", true, read_service_call, service_command}};
+}
+
+}  // namespace mixerd
+
+namespace mixerd {
+
+// ---- Settings: Home Assistant -----------------------------------------------------------------
+
+namespace {
+
+std::optional<settings_schema::problem> check_smarthome(const nlohmann::json& s) {
+  if (auto home = smarthome::check_settings(s))
+    return settings_schema::problem{std::move(home->key), std::move(home->message)};
+  return std::nullopt;
+}
+
+}  // namespace
+
+settings_schema::part smarthome_settings() {
+  return {
+      "smarthome",
+      {{"smarthome",
+        {{"type", "object"},
+         {"description", "Home Assistant; without url: off"},
+         {"properties",
+          {{"url", {{"type", "string"}, {"description", "http(s)://host:port of Home Assistant"}}},
+           {"token",
+            {{"type", "string"},
+             {"writeOnly", true},
+             {"description", "A long-lived access token"}}},
+           {"entities",
+            {{"type", "array"},
+             {"items", {{"type", "string"}}},
+             {"description",
+              "The entities listed (default: every light, switch, fan and input_boolean)"}}},
+           {"verify_tls", {{"type", "boolean"}, {"default", true}}}}}},
+        check_smarthome}}};
+}
+
+}  // namespace mixerd
+
+namespace mixerd {
+
+toast_handler_list smarthome_toast_handlers() {
+  return {{"smarthome", "Smart home", "#41BDF5", true, true}};
 }
 
 }  // namespace mixerd

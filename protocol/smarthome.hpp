@@ -19,6 +19,7 @@
 #include "protocol/events.hpp"
 #include "protocol/plants.hpp"
 #include "protocol/settings.hpp"
+#include "protocol/toast.hpp"
 #include "protocol/types.hpp"
 #include "protocol/uri.hpp"
 
@@ -190,6 +191,16 @@ struct kind;
 
 // The smart home's macro kind: smarthome.
 std::vector<macros::kind> smarthome_macro_kinds();
+
+namespace settings_schema {
+struct part;
+}  // namespace settings_schema
+
+// Its key of settings.json: smarthome (Home Assistant).
+settings_schema::part smarthome_settings();
+
+// Its toast handler: a toggle's result.
+toast_handler_list smarthome_toast_handlers();
 
 }  // namespace mixerd
 

@@ -8,6 +8,7 @@
 
 #include "protocol/json.hpp"
 #include "protocol/macro_kinds.hpp"
+#include "protocol/settings_schema.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd {
@@ -339,6 +340,48 @@ std::vector<macros::kind> stream_macro_kinds() {
        }},
       {"stream_source", true, read_source, source_command},
   };
+}
+
+}  // namespace mixerd
+
+namespace mixerd {
+
+// ---- Settings: the streaming software's connection --------------------------------------------
+
+namespace {
+
+// The streaming software: {"url": ws:// or wss://, "password"} (protocol/stream.hpp).
+std::optional<settings_schema::problem> check_stream(const nlohmann::json& s) {
+  std::string key;
+  std::string error;
+  if (stream::settings_from(s, key, error)) return std::nullopt;
+  return settings_schema::problem{key, error};
+}
+
+}  // namespace
+
+settings_schema::part stream_settings() {
+  return {
+      "stream",
+      {{"stream",
+        {{"type", "object"},
+         {"description", "The streaming software (OBS, obs-websocket 5)"},
+         {"properties",
+          {{"url",
+            {{"type", "string"},
+             {"default", "ws://127.0.0.1:4455"},
+             {"description", "Its WebSocket server, ws:// or wss://"}}},
+           {"password",
+            {{"type", "string"}, {"writeOnly", true}, {"description", "Its password, if set"}}}}}},
+        check_stream}}};
+}
+
+}  // namespace mixerd
+
+namespace mixerd {
+
+toast_handler_list stream_toast_handlers() {
+  return {{"stream", "Streaming", "#9146FF", true, true}};
 }
 
 }  // namespace mixerd

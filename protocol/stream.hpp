@@ -200,6 +200,16 @@ struct kind;
 // The streaming software's macro kinds: stream_scene and stream_source.
 std::vector<macros::kind> stream_macro_kinds();
 
+namespace settings_schema {
+struct part;
+}  // namespace settings_schema
+
+// Its key of settings.json: stream (the OBS connection).
+settings_schema::part stream_settings();
+
+// Its toast handler: scene switches, stream and recording start and stop.
+toast_handler_list stream_toast_handlers();
+
 }  // namespace mixerd
 
 // The stream capability's CAF type-ID block, chained after the smarthome block

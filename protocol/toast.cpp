@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "protocol/settings_schema.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd::notify {
@@ -59,17 +60,12 @@ const std::vector<std::string_view>& icon_names() {
   return names;
 }
 
-toast_handler_list default_handlers() {
-  // api: this interface; system: device connect/disconnect (and, with the audio backend, a lost
-  // audio server); stream: the streaming software; smarthome: a toggle's result; music: a track
-  // change. plugins is loaded while a plugin runs.
+toast_handler_list own_handlers() {
+  // api: this interface; system: device connect/disconnect (and a lost audio server). The
+  // integrations declare their own (stream, smarthome, music, plugins).
   return {
       {"api", "API Receiver", "#3B82F6", true, true},
       {"system", "System", "#6B7280", true, true},
-      {"stream", "Streaming", "#9146FF", true, true},
-      {"smarthome", "Smart home", "#41BDF5", true, true},
-      {"music", "Music", "#1DB954", true, true},
-      {"plugins", "Plugins", "#F59E0B", true, false},
   };
 }
 
@@ -164,3 +160,43 @@ nlohmann::json handler_to_json(const toast_handler& h) {
 }
 
 }  // namespace mixerd::notify
+
+namespace mixerd {
+
+// ---- Settings: the notification API key and the handler switches -----------------------------
+
+namespace {
+
+using json = nlohmann::json;
+
+// {"<handler id>": <bool>}; ids mixerd does not know (yet) are kept and ignored.
+std::optional<settings_schema::problem> check_toast_handlers(const json& s) {
+  auto it = s.find("toast_handlers");
+  if (it == s.end()) return std::nullopt;
+  if (!it->is_object())
+    return settings_schema::problem{"toast_handlers",
+                                    "must be an object of handler ids to true or false"};
+  for (const auto& [id, enabled] : it->items())
+    if (!enabled.is_boolean())
+      return settings_schema::problem{"toast_handlers." + id, "must be true or false"};
+  return std::nullopt;
+}
+
+}  // namespace
+
+settings_schema::part toast_settings() {
+  return {"toast",
+          {
+              {"toast_api_key",
+               settings_schema::secret_schema(
+                   "The notification API key (X-API-Key); made on first start, at least 16 "
+                   "characters")},
+              {"toast_handlers",
+               {{"type", "object"},
+                {"additionalProperties", {{"type", "boolean"}}},
+                {"description", "Handler id -> switched on (true) or off; absent: on"}},
+               check_toast_handlers},
+          }};
+}
+
+}  // namespace mixerd

@@ -124,8 +124,9 @@ namespace notify {
 // The icon names, in the order docs/api.md lists them.
 const std::vector<std::string_view>& icon_names();
 
-// The handlers mixerd has, all enabled; `loaded` is true for those that exist already.
-toast_handler_list default_handlers();
+// The toast capability's own handlers (api, system), enabled and loaded. Every other capability
+// that shows toasts declares its handler in its protocol source, listed by its row.
+toast_handler_list own_handlers();
 
 // Validates the body of POST /api/toast/send (docs/api.md): fills `error` with a sentence that
 // names the field and the problem, or returns the toast with its defaults applied.
@@ -143,6 +144,13 @@ protocol::cmd_toast to_device_command(const toast_content& toast);
 nlohmann::json handler_to_json(const toast_handler& handler);
 
 }  // namespace notify
+
+namespace settings_schema {
+struct part;
+}  // namespace settings_schema
+
+// Its keys of settings.json: the notification API key, the handler switches.
+settings_schema::part toast_settings();
 
 }  // namespace mixerd
 

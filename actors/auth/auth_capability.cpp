@@ -2,6 +2,7 @@
 #include <caf/all.hpp>
 
 #include "actors/auth/auth_actor.hpp"
+#include "protocol/auth.hpp"
 
 namespace mixerd {
 
@@ -17,6 +18,7 @@ const capability& auth_capability() {
     c.add_types = [](caf::actor_system_config& cfg) {
       cfg.add_message_types<caf::id_block::mixerd_auth>();
     };
+    c.settings = auth_settings;
     return c;
   }();
   return c;

@@ -4,6 +4,7 @@
 #include "actors/device/device_actor.hpp"
 #include "actors/device/device_commands.hpp"
 #include "protocol/audio.hpp"
+#include "protocol/device.hpp"
 #include "protocol/json.hpp"
 
 namespace mixerd {
@@ -30,6 +31,7 @@ const capability& device_capability() {
       state["connected"] = status.connected;
     };
     c.commands = device_commands;
+    c.settings = device_settings;
     return c;
   }();
   return c;

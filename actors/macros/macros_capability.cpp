@@ -4,6 +4,7 @@
 
 #include "actors/macros/macro_actor.hpp"
 #include "actors/macros/macros_commands.hpp"
+#include "protocol/macros.hpp"
 
 namespace mixerd {
 
@@ -29,6 +30,7 @@ const capability& macros_capability() {
       if (auto view = dir.view<macro_view>()) state["macros"] = macros::to_json(view->set);
     };
     c.commands = macros_commands;
+    c.settings = macros_settings;
     return c;
   }();
   return c;

@@ -4,6 +4,7 @@
 
 #include "actors/mdns/mdns_actor.hpp"
 #include "actors/network/network_actor.hpp"
+#include "protocol/mdns.hpp"
 
 namespace mixerd {
 
@@ -20,6 +21,7 @@ const capability& mdns_capability() {
     c.add_types = [](caf::actor_system_config& cfg) {
       cfg.add_message_types<caf::id_block::mixerd_mdns>();
     };
+    c.settings = mdns_settings;
     return c;
   }();
   return c;

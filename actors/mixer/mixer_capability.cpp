@@ -4,6 +4,7 @@
 #include "actors/mixer/mixer_actor.hpp"
 #include "actors/mixer/mixer_commands.hpp"
 #include "protocol/json.hpp"
+#include "protocol/mixer.hpp"
 
 namespace mixerd {
 
@@ -35,6 +36,7 @@ const capability& mixer_capability() {
       state["volume"] = view->mix.master_volume;
     };
     c.macro_kinds = mixer_macro_kinds;
+    c.settings = mixer_settings;
     return c;
   }();
   return c;

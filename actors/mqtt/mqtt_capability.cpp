@@ -6,6 +6,7 @@
 
 #include "actors/mqtt/mqtt_actor.hpp"
 #include "actors/network/network_actor.hpp"
+#include "protocol/mqtt.hpp"
 
 namespace mixerd {
 
@@ -32,6 +33,7 @@ const capability& mqtt_capability() {
     };
     c.stop = stop_phase::consumers;
     c.subscriptions = mqtt_subscriptions;
+    c.settings = mqtt_settings;
     return c;
   }();
   return c;

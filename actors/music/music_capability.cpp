@@ -29,6 +29,7 @@ const capability& music_capability() {
     };
     c.commands = music_commands;
     c.macro_kinds = music_macro_kinds;
+    c.toast_handlers = music_toast_handlers;
     return c;
   }();
   return c;

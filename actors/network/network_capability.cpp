@@ -3,6 +3,7 @@
 
 #include "actors/network/network_actor.hpp"
 #include "protocol/host_names.hpp"
+#include "protocol/network.hpp"
 
 namespace mixerd {
 
@@ -26,6 +27,7 @@ const capability& network_capability() {
     c.add_types = [](caf::actor_system_config& cfg) {
       cfg.add_message_types<caf::id_block::mixerd_network>();
     };
+    c.settings = network_settings;
     return c;
   }();
   return c;

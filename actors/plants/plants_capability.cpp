@@ -3,6 +3,7 @@
 
 #include "actors/plants/plant_store_actor.hpp"
 #include "actors/plants/plants_commands.hpp"
+#include "protocol/plants.hpp"
 
 namespace mixerd {
 
@@ -20,6 +21,7 @@ const capability& plants_capability() {
       cfg.add_message_types<caf::id_block::mixerd_plants>();
     };
     c.commands = plants_commands;
+    c.settings = plants_settings;
     return c;
   }();
   return c;

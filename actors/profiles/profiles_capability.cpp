@@ -5,6 +5,7 @@
 
 #include "actors/profiles/profile_actor.hpp"
 #include "actors/profiles/profiles_commands.hpp"
+#include "protocol/profiles.hpp"
 
 namespace mixerd {
 
@@ -34,6 +35,7 @@ const capability& profiles_capability() {
     };
     c.commands = profiles_commands;
     c.macro_kinds = profiles_macro_kinds;
+    c.settings = profiles_settings;
     return c;
   }();
   return c;

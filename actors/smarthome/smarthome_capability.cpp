@@ -4,6 +4,7 @@
 
 #include "actors/smarthome/smarthome_actor.hpp"
 #include "actors/smarthome/smarthome_commands.hpp"
+#include "protocol/smarthome.hpp"
 
 namespace mixerd {
 
@@ -29,6 +30,8 @@ const capability& smarthome_capability() {
     };
     c.commands = smarthome_commands;
     c.macro_kinds = smarthome_macro_kinds;
+    c.settings = smarthome_settings;
+    c.toast_handlers = smarthome_toast_handlers;
     return c;
   }();
   return c;

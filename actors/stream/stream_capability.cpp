@@ -3,6 +3,7 @@
 
 #include "actors/stream/stream_actor.hpp"
 #include "actors/stream/stream_commands.hpp"
+#include "protocol/stream.hpp"
 
 namespace mixerd {
 
@@ -31,6 +32,8 @@ const capability& stream_capability() {
     };
     c.commands = stream_commands;
     c.macro_kinds = stream_macro_kinds;
+    c.settings = stream_settings;
+    c.toast_handlers = stream_toast_handlers;
     return c;
   }();
   return c;

@@ -16,6 +16,8 @@
 #include "actors/support/settings_file.hpp"
 #include "protocol/events.hpp"
 #include "protocol/macro_kinds.hpp"
+#include "protocol/settings_schema.hpp"
+#include "protocol/toast.hpp"
 
 namespace boost::asio {
 class io_context;
@@ -43,6 +45,8 @@ struct spawn_context {
   const command_runner& commands;
   // The macro_interceptor of every row, in row order.
   const std::vector<std::string>& macro_interceptors;
+  // The toast handlers of every row, in row order.
+  const toast_handler_list& toast_handlers;
 
   // Registers `spawned` under its capability's interface Handle (an actor spawned with an
   // extended interface is found by the public one) and returns it untyped.
@@ -66,6 +70,10 @@ struct capability {
   event_kind_set (*subscriptions)() = nullptr;
   // Writes its keys into initial_state (from its published views); null: none.
   void (*contribute)(const directory& dir, nlohmann::json& state) = nullptr;
+  // Its keys of settings.json (declared in protocol/<cap>.cpp); null: none.
+  settings_schema::part (*settings)() = nullptr;
+  // The toast handlers it shows its toasts through (declared in protocol/<cap>.cpp); null: none.
+  toast_handler_list (*toast_handlers)() = nullptr;
   // Its commands (actors/<cap>/<cap>_commands.cpp); null: none.
   std::vector<command> (*commands)() = nullptr;
   // The kinds of macro that act on it (declared in protocol/<cap>.cpp, each naming the command

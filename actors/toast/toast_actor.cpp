@@ -153,8 +153,9 @@ caf::result<std::string> regenerate(self_ptr self) {
 
 }  // namespace
 
-toast_handler_list toast_handlers_from_settings(const nlohmann::json& settings) {
-  auto handlers = notify::default_handlers();
+toast_handler_list toast_handlers_from_settings(const nlohmann::json& settings,
+                                                toast_handler_list declared) {
+  auto handlers = std::move(declared);
   auto it = settings.find("toast_handlers");
   if (it == settings.end() || !it->is_object()) return handlers;
   for (auto& h : handlers)
@@ -169,7 +170,7 @@ toast_actor::behavior_type toast_behavior(toast_actor::stateful_pointer<toast_ac
   st.wiring = std::move(wiring);
   st.view = std::move(view);
   st.api_key = initial_settings.value("toast_api_key", std::string());
-  st.handlers = toast_handlers_from_settings(initial_settings);
+  st.handlers = toast_handlers_from_settings(initial_settings, st.wiring.declared);
   publish_handlers(self);
   self->send(st.wiring.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
   return {
@@ -233,7 +234,7 @@ toast_actor::behavior_type toast_behavior(toast_actor::stateful_pointer<toast_ac
           log::info(component, "notification API key changed in settings");
         }
         // The switches come from the file; whether an integration runs does not.
-        auto fresh = toast_handlers_from_settings(s);
+        auto fresh = toast_handlers_from_settings(s, self->state.wiring.declared);
         for (auto& h : fresh)
           if (auto* now = find_handler(self, h.id)) h.loaded = now->loaded;
         self->state.handlers = std::move(fresh);

@@ -27,13 +27,15 @@ namespace mixerd {
 struct toast_wiring {
   device_actor device;
   settings_actor settings;
+  // Every handler the capabilities declare (its own first), switched on and loaded as declared.
+  toast_handler_list declared = notify::own_handlers();
 };
 
 struct toast_actor_state {
   toast_wiring wiring;
   std::shared_ptr<published<toast_view>> view;
   std::string api_key;
-  toast_handler_list handlers = notify::default_handlers();
+  toast_handler_list handlers;
   rate_limiter limiter{limits::toast_rate_max_requests, limits::toast_rate_window,
                        limits::toast_rate_max_addresses};
   std::deque<toast_record> history;  // at most limits::toast_history_size
@@ -44,8 +46,9 @@ struct toast_actor_state {
   static inline const char* name = "toast";
 };
 
-// The switches stored under `toast_handlers` ({"<id>": <bool>}) laid over the defaults.
-toast_handler_list toast_handlers_from_settings(const nlohmann::json& settings);
+// The switches stored under `toast_handlers` ({"<id>": <bool>}) laid over the declared handlers.
+toast_handler_list toast_handlers_from_settings(const nlohmann::json& settings,
+                                                toast_handler_list declared);
 
 toast_actor::behavior_type toast_behavior(toast_actor::stateful_pointer<toast_actor_state> self,
                                           toast_wiring wiring, nlohmann::json initial_settings,

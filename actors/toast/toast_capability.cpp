@@ -4,6 +4,7 @@
 
 #include "actors/toast/toast_actor.hpp"
 #include "actors/toast/toast_commands.hpp"
+#include "protocol/toast.hpp"
 
 namespace mixerd {
 
@@ -12,8 +13,10 @@ const capability& toast_capability() {
     capability c;
     c.name = "toast";
     c.spawn = [](spawn_context& ctx) {
-      toast_wiring wiring{ctx.dir.get<device_actor>(), ctx.dir.get<settings_actor>()};
-      auto view = ctx.dir.slot(toast_view{toast_handlers_from_settings(ctx.settings)});
+      toast_wiring wiring{ctx.dir.get<device_actor>(), ctx.dir.get<settings_actor>(),
+                          ctx.toast_handlers};
+      auto view =
+          ctx.dir.slot(toast_view{toast_handlers_from_settings(ctx.settings, ctx.toast_handlers)});
       auto toast = ctx.sys.spawn(toast_behavior, wiring, ctx.settings, view);
       return ctx.registered<toast_actor>(toast);
     };
@@ -22,7 +25,9 @@ const capability& toast_capability() {
       cfg.add_message_types<caf::id_block::mixerd_toast>();
     };
     c.subscriptions = toast_subscriptions;
+    c.toast_handlers = notify::own_handlers;
     c.commands = toast_commands;
+    c.settings = toast_settings;
     return c;
   }();
   return c;

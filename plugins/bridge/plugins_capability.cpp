@@ -5,6 +5,7 @@
 
 #include "plugins/bridge/bridge_actor.hpp"
 #include "plugins/bridge/plugins_commands.hpp"
+#include "protocol/plugins.hpp"
 
 namespace mixerd {
 
@@ -37,6 +38,8 @@ const capability& plugins_capability() {
     c.commands = plugins_commands;
     c.macro_kinds = plugins_macro_kinds;
     c.macro_interceptor = "plugin.intercept";
+    c.settings = plugins_settings;
+    c.toast_handlers = plugins_toast_handlers;
     return c;
   }();
   return c;

@@ -11,21 +11,14 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/macro_kinds.hpp"
-#include "protocol/mixer.hpp"
-#include "protocol/music.hpp"
-#include "protocol/plugins.hpp"
-#include "protocol/profiles.hpp"
-#include "protocol/smarthome.hpp"
-#include "protocol/stream.hpp"
+#include "tests/unit/support/declarations.hpp"
 
 namespace mixerd::fuzz {
 
-// Every kind of macro, installed before the first input as the daemon installs its rows' kinds
-// at start-up (a target that reads no macro does not mind).
-inline const bool kinds_installed = [] {
-  macros::install_kinds({mixer_macro_kinds(), profiles_macro_kinds(), smarthome_macro_kinds(),
-                         stream_macro_kinds(), music_macro_kinds(), plugins_macro_kinds()});
+// Every settings key and kind of macro, installed before the first input as the daemon installs
+// its rows' declarations at start-up (a target that reads neither does not mind).
+inline const bool declarations_installed = [] {
+  test::install_every_declaration();
   return true;
 }();
 

@@ -19,13 +19,20 @@
 #include "actors/auth/session_table.hpp"
 #include "actors/support/directory.hpp"
 #include "protocol/macros.hpp"
+#include "protocol/music.hpp"
 #include "protocol/plants.hpp"
+#include "protocol/plugins.hpp"
 #include "protocol/profiles.hpp"
+#include "protocol/smarthome.hpp"
+#include "protocol/stream.hpp"
 #include "protocol/toast.hpp"
 #include "protocol/validation.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
+#include "tests/unit/support/toast_handlers.hpp"
 
 namespace mixerd::fuzz {
+
+using test::every_toast_handler;
 
 // Chosen per input from its hash; read by the stand-ins and `publish_views` (one thread: the
 // test coordinator and the io_context both run on the fuzzer's thread).
@@ -219,7 +226,7 @@ inline toast_actor::behavior_type toast_backend() {
       [](const toast_switch& s) {
         FUZZ_CHECK(s.id.find('/') == std::string::npos, s.id);
         toast_switch_result out;
-        for (const auto& h : notify::default_handlers())
+        for (const auto& h : every_toast_handler())
           if (h.id == s.id) out = {true, h};
         if (out.found) out.handler.enabled = s.enabled;
         return out;
@@ -383,7 +390,7 @@ class capabilities {
         "guest", std::make_shared<std::atomic<std::int64_t>>(idle_since), idle_since};
     auth_->store(std::move(login));
 
-    auto handlers = notify::default_handlers();
+    auto handlers = every_toast_handler();
     handlers[pick(25, static_cast<unsigned>(handlers.size()))].enabled = false;
     toast_->store(toast_view{std::move(handlers)});
 

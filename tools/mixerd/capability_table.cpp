@@ -27,10 +27,10 @@ namespace mixerd {
 
 const std::vector<const capability*>& capability_table() {
   static const std::vector<const capability*> rows{
-      &hub_capability(),     &settings_capability(), &device_capability(),    &audio_capability(),
-      &mixer_capability(),   &macros_capability(),   &auth_capability(),      &toast_capability(),
-      &network_capability(), &plants_capability(),   &smarthome_capability(), &stream_capability(),
-      &music_capability(),   &profiles_capability(), &mqtt_capability(),      &plugins_capability(),
+      &hub_capability(),     &settings_capability(), &device_capability(), &audio_capability(),
+      &mixer_capability(),   &macros_capability(),   &auth_capability(),   &toast_capability(),
+      &network_capability(), &plants_capability(),   &stream_capability(), &smarthome_capability(),
+      &music_capability(),   &profiles_capability(), &mqtt_capability(),   &plugins_capability(),
       &mdns_capability(),
   };
   return rows;

@@ -14,8 +14,8 @@ int main(int argc, char** argv) {
   using namespace mixerd;
   // A closed stderr pipe (mixerd | tee, then tee stops) must not kill the daemon.
   std::signal(SIGPIPE, SIG_IGN);
-  // Every kind of macro of this build, before settings.json is read by any mode.
-  install_macro_kinds(capability_table());
+  // Every settings key and kind of macro of this build, before settings.json is read by any mode.
+  install_declarations(capability_table());
   std::vector<std::string> args(argv + 1, argv + argc);
   auto parsed = cli::parse(args, [](const char* name) -> std::optional<std::string> {
     if (const char* v = std::getenv(name)) return std::string(v);

@@ -25,11 +25,15 @@ std::vector<command> commands_of(const capability_list& rows) {
   return all;
 }
 
-void install_macro_kinds(const capability_list& rows) {
-  std::vector<macros::kind_list> lists;
-  for (const auto* row : rows)
-    if (row->macro_kinds) lists.push_back(row->macro_kinds());
-  macros::install_kinds(lists);
+void install_declarations(const capability_list& rows) {
+  std::vector<settings_schema::part> parts;
+  std::vector<macros::kind_list> kinds;
+  for (const auto* row : rows) {
+    if (row->settings) parts.push_back(row->settings());
+    if (row->macro_kinds) kinds.push_back(row->macro_kinds());
+  }
+  settings_schema::install_parts(parts);
+  macros::install_kinds(kinds);
 }
 
 void spawn_actors(caf::actor_system& sys, const capability_list& rows, const actor_options& options,
@@ -37,12 +41,17 @@ void spawn_actors(caf::actor_system& sys, const capability_list& rows, const act
   out.phases.assign(stop_phase_count, {});
   for (const auto& c : commands_of(rows))
     out.commands.add(c);
-  for (const auto* row : rows)
+  for (const auto* row : rows) {
     if (!row->macro_interceptor.empty())
       out.macro_interceptors.emplace_back(row->macro_interceptor);
+    if (row->toast_handlers)
+      for (auto& h : row->toast_handlers())
+        out.toast_handlers.push_back(std::move(h));
+  }
   for (const auto* row : rows) {
-    spawn_context ctx{sys,     options.io, options.serial,        options.paths, options.settings,
-                      out.dir, out.runner, out.macro_interceptors};
+    spawn_context ctx{
+        sys,     options.io, options.serial,         options.paths,     options.settings,
+        out.dir, out.runner, out.macro_interceptors, out.toast_handlers};
     auto actor = row->spawn(ctx);
     out.phases[static_cast<int>(row->stop)].push_back(actor);
     if (row->events) out.dir.declare(row->events());

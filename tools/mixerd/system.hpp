@@ -27,9 +27,11 @@ void configure_actor_system(caf::actor_system_config& cfg, const capability_list
 // Every command the rows declare.
 std::vector<command> commands_of(const capability_list& rows);
 
-// Installs the macro kinds of every row for the process (protocol/macro_kinds.hpp): before any
-// settings are read, so that their macros are read with every kind of this build.
-void install_macro_kinds(const capability_list& rows);
+// Installs what the rows declare for the whole process, before any settings are read: their
+// parts of the settings schema (protocol/settings_schema.hpp) and their macro kinds
+// (protocol/macro_kinds.hpp), so that settings.json is read with every key and every kind of
+// macro of this build.
+void install_declarations(const capability_list& rows);
 
 struct actor_options {
   boost::asio::io_context* io = nullptr;
@@ -49,6 +51,7 @@ struct running_system {
   command_table commands;
   command_runner runner{commands, dir};
   std::vector<std::string> macro_interceptors;
+  toast_handler_list toast_handlers;
   // Per shutdown phase, the actors to stop in it.
   std::vector<std::vector<caf::actor>> phases;
 };

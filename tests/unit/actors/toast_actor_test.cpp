@@ -9,6 +9,7 @@
 
 #include "protocol/device_codec.hpp"
 #include "tests/unit/support/actors.hpp"
+#include "tests/unit/support/toast_handlers.hpp"
 
 using json = nlohmann::json;
 using mixerd::toast_admission;
@@ -52,8 +53,9 @@ struct toast_fixture : mixerd::test::actor_fixture {
   void start(json initial = json{{"toast_api_key", key}}) {
     device = spawn(fake_device, up, caf::actor{device_lines});
     toast = spawn(mixerd::toast_behavior,
-                  mixerd::toast_wiring{device, playing<mixerd::settings_actor>(settings)}, initial,
-                  view);
+                  mixerd::toast_wiring{device, playing<mixerd::settings_actor>(settings),
+                                       mixerd::test::every_toast_handler()},
+                  initial, view);
     REQUIRE(receive_within(settings, [&](mixerd::watch_atom, const caf::actor&) {}));
   }
 

@@ -30,6 +30,7 @@
 #include "tests/unit/support/files.hpp"
 #include "tests/unit/support/io_thread.hpp"
 #include "tests/unit/support/router_fixture.hpp"
+#include "tests/unit/support/toast_handlers.hpp"
 
 using json = nlohmann::json;
 namespace http = mixerd::http;
@@ -607,7 +608,7 @@ TEST_CASE_FIXTURE(notification_fixture, "notification: unknown paths count, then
 
 TEST_CASE_FIXTURE(notification_fixture, "notification: handlers come from the toast view") {
   // The router reads the directory at each request.
-  dir.slot(mixerd::toast_view{mixerd::notify::default_handlers()});
+  dir.slot(mixerd::toast_view{mixerd::test::every_toast_handler()});
   auto answer = send("GET", "/api/toast/handlers", {{"X-API-Key", "k"}});
   admit({verdict::ok, 0});
   auto res = wait(answer);
@@ -616,7 +617,7 @@ TEST_CASE_FIXTURE(notification_fixture, "notification: handlers come from the to
   CHECK(body["status"] == "success");
   REQUIRE(body["handlers"].size() == 6);
   CHECK(body["handlers"][0] ==
-        mixerd::notify::handler_to_json(mixerd::notify::default_handlers()[0]));
+        mixerd::notify::handler_to_json(mixerd::test::every_toast_handler()[0]));
 }
 
 // ---- Plant store listener ---------------------------------------------------------------------

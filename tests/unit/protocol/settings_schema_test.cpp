@@ -1,4 +1,5 @@
 #include "protocol/settings_schema.hpp"
+#include "tests/unit/support/declarations.hpp"
 
 #include <doctest/doctest.h>
 
@@ -307,4 +308,40 @@ TEST_CASE("validate checks the metrics token and mdns") {
             {std::string(15, 'a'), "sixteen chars with spaces", "0123456789abcdef\n",
              std::string(1025, 'z'), 12345678901234567, nullptr});
   check_key("mdns", {true, false}, {"true", 1, nullptr});
+}
+
+TEST_CASE("the schema document has every installed key, each typed and described") {
+  const auto doc = settings_schema::document();
+  CHECK(doc["$schema"] == "https://json-schema.org/draft/2020-12/schema");
+  const auto& properties = doc["properties"];
+  // The daemon's own keys and one of each capability's parts.
+  for (const char* key : {"controller_port", "log_level", "serial_port", "sliders", "macros",
+                          "auth_enabled", "toast_api_key", "allowed_hosts", "plant_store_token",
+                          "stream", "smarthome", "current_profile", "mqtt", "plugins", "mdns"}) {
+    CAPTURE(key);
+    CHECK(properties.contains(key));
+  }
+  for (const auto& [key, schema] : properties.items()) {
+    CAPTURE(key);
+    CHECK(schema.contains("type"));
+    CHECK(schema.value("description", "") != "");
+    CHECK(schema.value("x-owner", "") != "");
+  }
+  // Secrets are never sent back: marked writeOnly.
+  for (const char* secret :
+       {"toast_api_key", "plant_store_token", "auth_password_hash", "metrics_token"})
+    CHECK(properties[secret]["writeOnly"] == true);
+  CHECK(properties["mqtt"]["properties"]["password"]["writeOnly"] == true);
+  CHECK(properties["controller_port"]["default"] == settings_schema::default_controller_port);
+}
+
+TEST_CASE("a key of a capability this build leaves out is kept without a check") {
+  // The parts installed for this test binary are a full build's; without the mixer's part, its
+  // keys are unknown keys: allowed and kept.
+  CHECK(blamed("master_volume", 500) == "master_volume");
+  settings_schema::install_parts({});
+  CHECK(blamed("master_volume", 500).empty());
+  CHECK(blamed("controller_port", 70000) == "controller_port");  // the daemon's own part stays
+  mixerd::test::install_every_declaration();
+  CHECK(blamed("master_volume", 500) == "master_volume");
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "protocol/device_codec.hpp"
+#include "tests/unit/support/toast_handlers.hpp"
 
 using json = nlohmann::json;
 using mixerd::toast_content;
@@ -133,7 +134,7 @@ TEST_CASE("a toast becomes an escaped TOAST line") {
 }
 
 TEST_CASE("the handlers: six, each with a # colour, all but plugins loaded") {
-  auto handlers = notify::default_handlers();
+  auto handlers = mixerd::test::every_toast_handler();
   REQUIRE(handlers.size() == 6);
   const char* ids[] = {"api", "system", "stream", "smarthome", "music", "plugins"};
   for (std::size_t i = 0; i < handlers.size(); ++i) {
