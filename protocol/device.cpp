@@ -47,3 +47,12 @@ settings_schema::part device_settings() {
 }
 
 }  // namespace mixerd
+
+namespace mixerd {
+
+device_counters& device_counters_of_process() {
+  static device_counters block;
+  return block;
+}
+
+}  // namespace mixerd

@@ -3,11 +3,13 @@
 // whoever reacts to input), the rest as `serial_raw`.
 #pragma once
 
+#include <atomic>
 #include <caf/atom.hpp>
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
+#include <cstdint>
 #include <string>
 
 #include "protocol/atoms.hpp"
@@ -55,6 +57,14 @@ typename Inspector::result_type inspect(Inspector& f, device_view& x) {
   return f(caf::meta::type_name("device_status"), x.connected, x.port, x.page, x.firmware_version,
            x.device_type);
 }
+
+// The device's counters for GET /metrics (written through its row).
+struct device_counters {
+  std::atomic<std::uint64_t> reconnects{0};  // links made again after one was lost
+  std::atomic<std::uint64_t> lines_in{0};
+  std::atomic<std::uint64_t> lines_out{0};
+};
+device_counters& device_counters_of_process();
 
 // (get_atom, status_atom) -> the status; a host_command is sent to the device while connected
 // and dropped otherwise (the mixer pushes the whole state on every connect).

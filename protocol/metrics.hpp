@@ -18,18 +18,13 @@ namespace mixerd::metrics {
 // The Content-Type of the text format.
 inline constexpr std::string_view content_type = "text/plain; version=0.0.4; charset=utf-8";
 
-// Outcomes of a toast, in the order of toast_outcome::result (protocol/toast.hpp).
-inline constexpr std::array<std::string_view, 4> toast_outcomes = {
-    "shown", "handler_disabled", "device_offline", "unknown_handler"};
+using counter = std::atomic<std::uint64_t>;
 
+// The daemon's own counters (its listeners and Socket.IO). Each capability keeps its own next
+// to its interface (protocol/<cap>.hpp) and writes them through its row.
 struct counters {
   std::atomic<std::int64_t> socketio_clients{0};  // a gauge: open Socket.IO connections
-  std::atomic<std::uint64_t> socketio_events_sent{0};
-  std::atomic<std::uint64_t> device_reconnects{0};
-  std::atomic<std::uint64_t> serial_lines_in{0};
-  std::atomic<std::uint64_t> serial_lines_out{0};
-  std::atomic<std::uint64_t> plugin_restarts{0};
-  std::array<std::atomic<std::uint64_t>, toast_outcomes.size()> toasts{};
+  counter socketio_events_sent{0};
 };
 
 // The process's one block (like a Prometheus client library's default registry).
@@ -38,8 +33,13 @@ counters& process();
 // Seconds since the Unix epoch when the process started.
 double start_time_seconds();
 
-inline void bump(std::atomic<std::uint64_t>& counter) {
-  counter.fetch_add(1, std::memory_order_relaxed);
+inline void bump(counter& c) {
+  c.fetch_add(1, std::memory_order_relaxed);
+}
+
+// The value of a counter now.
+inline std::uint64_t read(const counter& c) {
+  return c.load(std::memory_order_relaxed);
 }
 
 // Answered requests by listener, route and status. A route is its index in its listener's route

@@ -524,3 +524,12 @@ toast_handler_list plugins_toast_handlers() {
 }
 
 }  // namespace mixerd
+
+namespace mixerd {
+
+std::atomic<std::uint64_t>& plugin_restarts_of_process() {
+  static std::atomic<std::uint64_t> restarts{0};
+  return restarts;
+}
+
+}  // namespace mixerd

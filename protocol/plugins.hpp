@@ -4,6 +4,7 @@
 // bridge's interface to the rest of the daemon, its limits and its hub topics. Pure: no I/O.
 #pragma once
 
+#include <atomic>
 #include <caf/replies_to.hpp>
 #include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
@@ -260,6 +261,10 @@ struct part;
 
 // Its key of settings.json: plugins (each plugin's switch and own settings).
 settings_schema::part plugins_settings();
+
+// The plugin host's counter for GET /metrics: plugins started again after a crash, an exit or a
+// kill.
+std::atomic<std::uint64_t>& plugin_restarts_of_process();
 
 // Its toast handler: a plugin's show_notification; loaded while a plugin runs.
 toast_handler_list plugins_toast_handlers();

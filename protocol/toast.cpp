@@ -60,6 +60,11 @@ const std::vector<std::string_view>& icon_names() {
   return names;
 }
 
+std::array<std::atomic<std::uint64_t>, toast_outcome_names.size()>& toasts_of_process() {
+  static std::array<std::atomic<std::uint64_t>, toast_outcome_names.size()> block{};
+  return block;
+}
+
 toast_handler_list own_handlers() {
   // api: this interface; system: device connect/disconnect (and a lost audio server). The
   // integrations declare their own (stream, smarthome, music, plugins).

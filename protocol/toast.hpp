@@ -8,7 +8,10 @@
 #include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 
+#include <array>
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -123,6 +126,12 @@ namespace notify {
 
 // The icon names, in the order docs/api.md lists them.
 const std::vector<std::string_view>& icon_names();
+
+// Outcomes of a toast for GET /metrics, in the order of toast_outcome::result.
+inline constexpr std::array<std::string_view, 4> toast_outcome_names = {
+    "shown", "handler_disabled", "device_offline", "unknown_handler"};
+// The toasts handled, by outcome (written through its row).
+std::array<std::atomic<std::uint64_t>, toast_outcome_names.size()>& toasts_of_process();
 
 // The toast capability's own handlers (api, system), enabled and loaded. Every other capability
 // that shows toasts declares its handler in its protocol source, listed by its row.

@@ -78,7 +78,7 @@ void send_line(self_ptr self, const protocol::host_command& cmd) {
   if (encoded.shortened)
     log::info(component, "line shortened to ", limits::max_line_bytes, " bytes: ", encoded.text);
   log::trace(component, "-> ", encoded.text);
-  metrics::bump(metrics::process().serial_lines_out);
+  metrics::bump(device_counters_of_process().lines_out);
   self->state.link->write_line(std::move(encoded.text));
 }
 
@@ -107,7 +107,7 @@ void log_unusable(device_state& st, log::level level, const std::string& text) {
 void on_line(self_ptr self, const std::string& line, bool overlong) {
   auto& st = self->state;
   st.last_line = clock::now();
-  metrics::bump(metrics::process().serial_lines_in);
+  metrics::bump(device_counters_of_process().lines_in);
   log::trace(component, "<- ", line);
   if (!st.status.connected) {
     // ACK,READY or any other line proves a device is answering (protocol/README.md, "Link life").
@@ -116,7 +116,7 @@ void on_line(self_ptr self, const std::string& line, bool overlong) {
     st.retry.reset();
     st.told_searching = false;
     log::info(component, "connected on ", st.path);
-    if (st.was_connected) metrics::bump(metrics::process().device_reconnects);
+    if (st.was_connected) metrics::bump(device_counters_of_process().reconnects);
     st.was_connected = true;
     publish_status(self);
     publish(self, device_status{true, st.path});

@@ -23,6 +23,21 @@ const capability& device_capability() {
       cfg.add_message_types<caf::id_block::mixerd_device>();
     };
     c.events = [] { return list_of_kinds<device_status, serial_raw, device_input>(); };
+    c.metrics = [](const directory& dir, metrics::exposition& out) {
+      auto& counters = device_counters_of_process();
+      out.family("mixerd_device_connected", "1 while the mixer device is connected.", "gauge");
+      auto device = dir.view<device_view>();
+      out.sample("mixerd_device_connected", std::uint64_t{device && device->connected ? 1u : 0u});
+      out.family("mixerd_device_reconnects_total",
+                 "Links to the device made again after one was lost.", "counter");
+      out.sample("mixerd_device_reconnects_total", metrics::read(counters.reconnects));
+      out.family("mixerd_serial_lines_total", "Lines on the device's serial link, by direction.",
+                 "counter");
+      out.sample("mixerd_serial_lines_total", {{"direction", "in"}},
+                 metrics::read(counters.lines_in));
+      out.sample("mixerd_serial_lines_total", {{"direction", "out"}},
+                 metrics::read(counters.lines_out));
+    };
     c.contribute = [](const directory& dir, nlohmann::json& state) {
       auto device = dir.view<device_view>();
       auto audio = dir.view<audio_view>();

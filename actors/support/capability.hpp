@@ -16,6 +16,7 @@
 #include "actors/support/settings_file.hpp"
 #include "protocol/events.hpp"
 #include "protocol/macro_kinds.hpp"
+#include "protocol/metrics.hpp"
 #include "protocol/settings_schema.hpp"
 #include "protocol/toast.hpp"
 
@@ -74,6 +75,8 @@ struct capability {
   settings_schema::part (*settings)() = nullptr;
   // The toast handlers it shows its toasts through (declared in protocol/<cap>.cpp); null: none.
   toast_handler_list (*toast_handlers)() = nullptr;
+  // Writes its families of GET /metrics (its counters, its view); null: none.
+  void (*metrics)(const directory& dir, metrics::exposition& out) = nullptr;
   // Its commands (actors/<cap>/<cap>_commands.cpp); null: none.
   std::vector<command> (*commands)() = nullptr;
   // The kinds of macro that act on it (declared in protocol/<cap>.cpp, each naming the command

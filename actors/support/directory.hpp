@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "protocol/events.hpp"
+#include "protocol/metrics.hpp"
 #include "protocol/snapshot.hpp"
 
 namespace mixerd {
@@ -63,6 +64,11 @@ class directory {
 
   void contribute(contribution part) { contributions_.push_back(std::move(part)); }
 
+  // Writes a capability's families of GET /metrics.
+  using metrics_writer = void (*)(const directory&, metrics::exposition&);
+  void add_metrics(metrics_writer writer) { metrics_.push_back(writer); }
+  const std::vector<metrics_writer>& metrics() const { return metrics_; }
+
   // The event types a capability publishes: the daemon's event set is the union of them.
   void declare(const event_kind_list& kinds) {
     events_.insert(events_.end(), kinds.begin(), kinds.end());
@@ -77,6 +83,7 @@ class directory {
   std::map<std::type_index, std::shared_ptr<void>> slots_;
   std::vector<contribution> contributions_;
   event_kind_list events_;
+  std::vector<metrics_writer> metrics_;
 };
 
 }  // namespace mixerd

@@ -28,8 +28,8 @@ toast_handler* find_handler(self_ptr self, std::string_view id) {
 // Every toast passes here once, with its outcome.
 void remember(self_ptr self, toast_record record) {
   const auto outcome_index = static_cast<std::size_t>(record.outcome);
-  if (outcome_index < metrics::toast_outcomes.size())
-    metrics::bump(metrics::process().toasts[outcome_index]);
+  if (outcome_index < notify::toast_outcome_names.size())
+    metrics::bump(notify::toasts_of_process()[outcome_index]);
   auto& history = self->state.history;
   if (history.size() >= limits::toast_history_size) history.pop_front();
   history.push_back(std::move(record));

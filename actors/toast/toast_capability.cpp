@@ -25,6 +25,14 @@ const capability& toast_capability() {
       cfg.add_message_types<caf::id_block::mixerd_toast>();
     };
     c.subscriptions = toast_subscriptions;
+    c.metrics = [](const directory&, metrics::exposition& out) {
+      out.family("mixerd_toasts_total", "Toasts handled, by outcome.", "counter");
+      const auto& toasts = notify::toasts_of_process();
+      for (std::size_t i = 0; i < toasts.size(); ++i)
+        out.sample("mixerd_toasts_total",
+                   {{"outcome", std::string(notify::toast_outcome_names[i])}},
+                   metrics::read(toasts[i]));
+    };
     c.toast_handlers = notify::own_handlers;
     c.commands = toast_commands;
     c.settings = toast_settings;

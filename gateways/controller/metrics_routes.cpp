@@ -6,7 +6,6 @@
 #include <tuple>
 
 #include "gateways/controller/controller_listener.hpp"
-#include "protocol/device.hpp"
 #include "protocol/metrics.hpp"
 #include "protocol/types.hpp"
 
@@ -41,7 +40,6 @@ void write_requests(metrics::exposition& out) {
 
 void get_metrics(http::exchange& x) {
   auto& c = metrics::process();
-  auto load = [](const std::atomic<std::uint64_t>& n) { return n.load(std::memory_order_relaxed); };
   metrics::exposition out;
   out.family("mixerd_build_info", "The running mixerd's version (the value is always 1).", "gauge");
   out.sample("mixerd_build_info", {{"version", std::string(app_version)}}, std::uint64_t{1});
@@ -53,24 +51,10 @@ void get_metrics(http::exchange& x) {
   out.sample("mixerd_socketio_clients", static_cast<std::uint64_t>(clients < 0 ? 0 : clients));
   out.family("mixerd_socketio_events_sent_total",
              "Live events sent to Socket.IO clients (one per client and event).", "counter");
-  out.sample("mixerd_socketio_events_sent_total", load(c.socketio_events_sent));
-  out.family("mixerd_device_connected", "1 while the mixer device is connected.", "gauge");
-  auto device = x.dir.view<device_view>();
-  out.sample("mixerd_device_connected", std::uint64_t{device && device->connected ? 1u : 0u});
-  out.family("mixerd_device_reconnects_total", "Links to the device made again after one was lost.",
-             "counter");
-  out.sample("mixerd_device_reconnects_total", load(c.device_reconnects));
-  out.family("mixerd_serial_lines_total", "Lines on the device's serial link, by direction.",
-             "counter");
-  out.sample("mixerd_serial_lines_total", {{"direction", "in"}}, load(c.serial_lines_in));
-  out.sample("mixerd_serial_lines_total", {{"direction", "out"}}, load(c.serial_lines_out));
-  out.family("mixerd_plugin_restarts_total",
-             "Plugins started again after a crash, an exit or a kill.", "counter");
-  out.sample("mixerd_plugin_restarts_total", load(c.plugin_restarts));
-  out.family("mixerd_toasts_total", "Toasts handled, by outcome.", "counter");
-  for (std::size_t i = 0; i < metrics::toast_outcomes.size(); ++i)
-    out.sample("mixerd_toasts_total", {{"outcome", std::string(metrics::toast_outcomes[i])}},
-               load(c.toasts[i]));
+  out.sample("mixerd_socketio_events_sent_total", metrics::read(c.socketio_events_sent));
+  // Each capability's own families, in the order of the rows.
+  for (auto write : x.dir.metrics())
+    write(x.dir, out);
   http::response res;
   res.content_type = std::string(metrics::content_type);
   res.headers = {{"Cache-Control", "no-store"}};

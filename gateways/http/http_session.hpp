@@ -68,6 +68,8 @@ class reply_slot {
 
   void deliver(response r) {
     if (used_.exchange(true)) return;
+    const auto tag = route_tag.load(std::memory_order_relaxed);
+    if (tag != request::untagged && cfg_->options.answered) cfg_->options.answered(tag, r.status);
     auto session = session_.lock();
     if (!session) return;
     net::post(executor_, [session = std::move(session), r = std::move(r)]() mutable {
@@ -80,6 +82,10 @@ class reply_slot {
   net::any_io_executor executor_;
   std::shared_ptr<const config> cfg_;
   std::atomic<bool> used_{false};
+
+ public:
+  // The request's route tag (request::route_tag points here).
+  std::atomic<std::uint32_t> route_tag{request::untagged};
 };
 
 inline bool status_without_body(int status) {
@@ -277,7 +283,10 @@ class http_session final : public http_session_base,
     auto slot = std::make_shared<reply_slot>(this->weak_from_this(), stream_.get_executor(), cfg_);
     responder reply = [slot](response r) { slot->deliver(std::move(r)); };
     try {
-      cfg_->on_request(to_request(message), reply);
+      auto req = to_request(message);
+      if (cfg_->options.answered)
+        req.route_tag = std::shared_ptr<std::atomic<std::uint32_t>>(slot, &slot->route_tag);
+      cfg_->on_request(std::move(req), reply);
     } catch (...) {
       // An exception must not escape into io_context::run() and take the daemon down.
       reply(cfg_->error(500, "Internal server error"));

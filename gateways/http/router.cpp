@@ -309,6 +309,12 @@ void run_command_route(exchange& x) {
   x.run(r.command, input);
 }
 
+std::function<void(std::uint32_t, int)> count_answers(listener_kind kind) {
+  return [listener = static_cast<std::size_t>(kind)](std::uint32_t route, int status) {
+    metrics::requests().count(listener, route, status);
+  };
+}
+
 route_registration::route_registration(listener_kind kind, std::vector<route> routes) {
   auto& list = registry()[static_cast<std::size_t>(kind)];
   list.insert(list.end(), routes.begin(), routes.end());
@@ -373,14 +379,13 @@ handler make_router(const command_runner& commands, io_actor& actor,
       if (allowed.find(r.method) == std::string::npos)
         allowed += (allowed.empty() ? "" : ", ") + std::string(r.method);
     }
-    // Counted when answered, under the route's pattern (GET /metrics names them).
-    const auto index = found ? static_cast<std::size_t>(found - routes.data())
-                             : metrics::request_counts::unmatched;
-    x.respond = [inner = std::move(x.respond), listener = static_cast<std::size_t>(policy.kind),
-                 index](response res) {
-      metrics::requests().count(listener, index, res.status);
-      inner(std::move(res));
-    };
+    // Counted when answered, under the route's pattern (GET /metrics names them): the answer's
+    // slot does it (listener_options::answered), without wrapping the responder.
+    if (x.req.route_tag)
+      x.req.route_tag->store(
+          static_cast<std::uint32_t>(found ? static_cast<std::size_t>(found - routes.data())
+                                           : metrics::request_counts::unmatched),
+          std::memory_order_relaxed);
     if (!policy.gate) return run(x, found, allowed);
     policy.gate(held, found, [found, allowed](exchange& next) { run(next, found, allowed); });
   };

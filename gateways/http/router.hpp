@@ -166,6 +166,10 @@ struct route_registration {
   route_registration(listener_kind kind, std::vector<route> routes);
 };
 
+// The `answered` hook of a listener's options: counts each answer under the route that took it
+// (GET /metrics).
+std::function<void(std::uint32_t route_tag, int status)> count_answers(listener_kind kind);
+
 // Every route registered for a listener, in registration order.
 const std::vector<route>& routes_of(listener_kind kind);
 

@@ -4,6 +4,7 @@
 // Beast headers stay inside gateways/http/*.cpp and their private headers (compile cost).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -29,6 +30,11 @@ struct request {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   std::string client_address;  // remote IP, e.g. "127.0.0.1" or "::1"
+  // Where a route table notes which of its routes took the request, for the listener's
+  // `answered` hook (GET /metrics counts each answer under it). It lives in the answer's own
+  // shared slot: no allocation of its own. Null when nothing counts answers.
+  std::shared_ptr<std::atomic<std::uint32_t>> route_tag;
+  static constexpr std::uint32_t untagged = 0xFFFFFFFF;
 
   // Case-insensitive header lookup; empty when absent.
   std::string_view header(std::string_view name) const;
@@ -116,6 +122,10 @@ struct listener_options {
   // make room (connection_budget.hpp). Null: no cap.
   std::shared_ptr<connection_budget> connections{};
   host_check hosts{};
+  // Called with the route tag a route table noted and the status of each answer it sent (from
+  // the thread that answers); requests answered before any route table saw them (a malformed
+  // request, 413, 431) are not. Empty: nothing is called.
+  std::function<void(std::uint32_t route_tag, int status)> answered{};
 };
 
 class listener {

@@ -322,7 +322,7 @@ void on_timer(self_ptr self, const plugin_timer& t) {
     case timer::restart:
       if (!p.proc && p.info.enabled && p.info.state == plugin_state::starting && !st.stopping) {
         ++p.info.restarts;
-        metrics::bump(metrics::process().plugin_restarts);
+        metrics::bump(plugin_restarts_of_process());
         start(self, p);
       }
       break;

@@ -34,6 +34,11 @@ const capability& plugins_capability() {
       cfg.add_message_types<caf::id_block::mixerd_plugins>();
     };
     c.events = [] { return list_of_kinds<plugin_status>(); };
+    c.metrics = [](const directory&, metrics::exposition& out) {
+      out.family("mixerd_plugin_restarts_total",
+                 "Plugins started again after a crash, an exit or a kill.", "counter");
+      out.sample("mixerd_plugin_restarts_total", metrics::read(plugin_restarts_of_process()));
+    };
     c.subscriptions = plugin_subscriptions;
     c.commands = plugins_commands;
     c.macro_kinds = plugins_macro_kinds;

@@ -252,6 +252,8 @@ int run_daemon(const cli::options& opts) {
   };
   const http::error_writer errors[] = {controller_policy.errors, notification_policy.errors,
                                        plants_policy.errors};
+  const http::listener_kind kinds[] = {controller_policy.kind, notification_policy.kind,
+                                       plants_policy.kind};
   const auto hosts = host_check_of(actors.dir, io_actor);
   std::vector<std::unique_ptr<http::listener>> listeners;
   std::string listening;  // systemd's STATUS= line
@@ -263,6 +265,7 @@ int run_daemon(const cli::options& opts) {
     http::listener_options lo{p.name, bind, static_cast<std::uint16_t>(p.port),
                               limits::http_body_max, errors[i]};
     lo.warn = [](std::string_view message) { log::warn("http", message); };
+    lo.answered = http::count_answers(kinds[i]);
     lo.connections = connections;
     lo.hosts = hosts;
     if (p.socketio) {

@@ -58,6 +58,7 @@ void spawn_actors(caf::actor_system& sys, const capability_list& rows, const act
     if (row->subscriptions)
       caf::anon_send(out.dir.get<hub_actor>(), caf::subscribe_atom_v, actor, row->subscriptions());
     if (row->contribute) out.dir.contribute(row->contribute);
+    if (row->metrics) out.dir.add_metrics(row->metrics);
   }
 }
 

@@ -364,3 +364,30 @@ TEST_CASE("stop closes the acceptor and live sessions") {
   (*parked)(text("too late"));
   server.on_io([] {});
 }
+
+TEST_CASE("each answer is reported with the route tag its handler noted; untagged ones are not") {
+  std::mutex mutex;
+  std::vector<std::pair<std::uint32_t, int>> answered;
+  auto options = test_options();
+  options.answered = [&](std::uint32_t tag, int status) {
+    std::lock_guard lock(mutex);
+    answered.emplace_back(tag, status);
+  };
+  test_server server(std::move(options), [](mh::request&& req, mh::responder reply) {
+    REQUIRE(req.route_tag);
+    // The route table notes its route; "/untagged" is answered without one.
+    if (req.path != "/untagged") req.route_tag->store(req.path == "/seven" ? 7 : 3);
+    reply(text("ok", req.path == "/seven" ? 404 : 200));
+  });
+  REQUIRE(server.ok());
+  auto cli = make_client(server.port());
+  REQUIRE(cli.Get("/seven"));
+  REQUIRE(cli.Get("/three"));
+  REQUIRE(cli.Get("/untagged"));
+  // A request the core refuses before any handler sees it is not reported either.
+  raw_client raw(server.port());
+  raw.send("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n");
+  CHECK(raw.read_response().rfind("HTTP/1.1 400", 0) == 0);
+  std::lock_guard lock(mutex);
+  CHECK(answered == std::vector<std::pair<std::uint32_t, int>>{{7, 404}, {3, 200}});
+}
