@@ -56,12 +56,17 @@ struct runner_fixture {
   // Runs `name` from an event-based actor (as a front end does) and returns its result.
   m::command_result run(const std::string& name, json input, m::command_origin origin = {}) {
     caf::scoped_actor waiter{actors.sys};
-    auto front_end = actors.sys.spawn([&, name, input, origin](caf::event_based_actor* self) {
-      runner.run(self, origin, name, input, [self, w = caf::actor{waiter}](m::command_result r) {
-        self->send(w, std::move(r.status), r.body, r.error);
-        self->quit();
-      });
-    });
+    // The name goes in as a spawn argument: CAF 0.17.6 dereferences a null argument tuple when
+    // a function is spawned with none (UBSan reports it).
+    auto front_end = actors.sys.spawn(
+        [&, input, origin](caf::event_based_actor* self, const std::string& command_name) {
+          runner.run(self, origin, command_name, input,
+                     [self, w = caf::actor{waiter}](m::command_result r) {
+                       self->send(w, std::move(r.status), r.body, r.error);
+                       self->quit();
+                     });
+        },
+        name);
     actors.track(front_end);
     m::command_result out;
     waiter->receive([&](int status, const json& body, const std::string& error) {
