@@ -1,6 +1,9 @@
 #include "protocol/json.hpp"
 
 #include "protocol/macros.hpp"
+#include "protocol/music.hpp"
+#include "protocol/smarthome.hpp"
+#include "protocol/stream.hpp"
 
 namespace mixerd {
 
@@ -70,6 +73,10 @@ void complete_initial_state(json& state) {
   if (!state.contains("macros")) state["macros"] = macros::to_json(macros::default_pages());
   if (!state.contains("profiles"))
     state["profiles"] = {{"profiles", json::array()}, {"current", ""}};
+  // A build without these capabilities reads as one whose services are absent.
+  if (!state.contains("smarthome")) state["smarthome"] = smarthome::view_to_json(smarthome_view{});
+  if (!state.contains("stream")) state["stream"] = stream::state_body(stream_view{});
+  if (!state.contains("music")) state["music"] = music::to_json(music_view{});
 }
 
 bool nested_deeper_than(const json& root, int limit) {

@@ -27,8 +27,9 @@ json to_json(const music_state& m);       // the Music state
 json to_json(const plugin_info& p);       // a plugin of GET /api/plugins
 
 // initial_state must hold at least sliders, macros, profiles, status and connected (the
-// controller interface). Capabilities contribute their keys; a key that no running capability
-// fills gets its empty shape here, so clients that read it keep working.
+// controller interface). Capabilities contribute their keys; a key of the interface that no
+// running capability fills (one left out of the build) gets its empty shape here, as it reads
+// when the service is absent, so clients that read it keep working.
 void complete_initial_state(json& state);
 
 // True when `root` nests arrays and objects more than `limit` levels deep. Without recursion:

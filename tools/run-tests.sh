@@ -3,7 +3,8 @@
 # ASan+UBSan builds, and runs every test in both: unit tests (CTest), integration tests (pytest
 # against the real mixerd, a real pty and loopback HTTP) and the short fault tests; the web
 # controller's browser tests (headless Chromium) and the .deb's tests against the release build;
-# then replays every fuzz corpus (clang, ASan+UBSan).
+# the minimal build's unit tests and tests/minimal; then replays every fuzz corpus (clang,
+# ASan+UBSan).
 # Ends with one summary line; exits non-zero if anything failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,6 +59,20 @@ for kind in release asan; do
       "$root/tests/package" || status=1
   fi
 done
+# The minimal build (every MIXERD_WITH_<CAP> off), once: its unit tests and, against its binary,
+# what it serves and how it answers for what it left out.
+echo "== minimal: build"
+if "$root/tools/build.sh" minimal; then
+  echo "== minimal: unit tests"
+  (cd "$root/build/minimal" && ctest --output-on-failure -j2 --timeout 300 --output-junit "$results/minimal-unit.xml") || status=1
+  echo "== minimal: tests of the build"
+  MIXERD_BIN="$root/build/minimal/tools/mixerd" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+    --junitxml="$results/minimal-build.xml" "$root/tests/minimal" || status=1
+else
+  echo "FAILED: minimal build" >&2
+  echo build-minimal >"$results/minimal-build-failed"
+  status=1
+fi
 # Every fuzz target once over its corpus, built with clang under ASan+UBSan.
 echo "== fuzz: build and replay the corpora"
 if ! "$root/tools/fuzz.sh" replay 2>&1 | tee "$results/fuzz-replay.txt"; then

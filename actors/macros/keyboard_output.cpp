@@ -18,11 +18,18 @@
 #include <thread>
 #include <vector>
 
+#if MIXERD_WITH_HOTKEYS
 // Last: Xlib defines macros such as None, True and Status.
 #include <X11/XF86keysym.h>
 #include <X11/Xlib.h>
 #include <X11/extensions/XTest.h>
 #include <X11/keysym.h>
+// An X keysym of the key table.
+#define MIXERD_KEYSYM(name) name
+#else
+// Built without the X server's keyboard (MIXERD_WITH_HOTKEYS off): uinput only, no keysyms.
+#define MIXERD_KEYSYM(name) 0UL
+#endif
 
 namespace mixerd::keyboard {
 
@@ -38,94 +45,94 @@ struct key_entry {
 // Linux input code and its X keysym. The evdev codes follow the key's place on a US keyboard
 // (KEY_A is not KEY_Q + 14), hence one explicit line per key.
 constexpr std::array key_table{
-    key_entry{"ctrl", KEY_LEFTCTRL, XK_Control_L},
-    key_entry{"shift", KEY_LEFTSHIFT, XK_Shift_L},
-    key_entry{"alt", KEY_LEFTALT, XK_Alt_L},
-    key_entry{"super", KEY_LEFTMETA, XK_Super_L},
-    key_entry{"a", KEY_A, XK_a},
-    key_entry{"b", KEY_B, XK_b},
-    key_entry{"c", KEY_C, XK_c},
-    key_entry{"d", KEY_D, XK_d},
-    key_entry{"e", KEY_E, XK_e},
-    key_entry{"f", KEY_F, XK_f},
-    key_entry{"g", KEY_G, XK_g},
-    key_entry{"h", KEY_H, XK_h},
-    key_entry{"i", KEY_I, XK_i},
-    key_entry{"j", KEY_J, XK_j},
-    key_entry{"k", KEY_K, XK_k},
-    key_entry{"l", KEY_L, XK_l},
-    key_entry{"m", KEY_M, XK_m},
-    key_entry{"n", KEY_N, XK_n},
-    key_entry{"o", KEY_O, XK_o},
-    key_entry{"p", KEY_P, XK_p},
-    key_entry{"q", KEY_Q, XK_q},
-    key_entry{"r", KEY_R, XK_r},
-    key_entry{"s", KEY_S, XK_s},
-    key_entry{"t", KEY_T, XK_t},
-    key_entry{"u", KEY_U, XK_u},
-    key_entry{"v", KEY_V, XK_v},
-    key_entry{"w", KEY_W, XK_w},
-    key_entry{"x", KEY_X, XK_x},
-    key_entry{"y", KEY_Y, XK_y},
-    key_entry{"z", KEY_Z, XK_z},
-    key_entry{"0", KEY_0, XK_0},
-    key_entry{"1", KEY_1, XK_1},
-    key_entry{"2", KEY_2, XK_2},
-    key_entry{"3", KEY_3, XK_3},
-    key_entry{"4", KEY_4, XK_4},
-    key_entry{"5", KEY_5, XK_5},
-    key_entry{"6", KEY_6, XK_6},
-    key_entry{"7", KEY_7, XK_7},
-    key_entry{"8", KEY_8, XK_8},
-    key_entry{"9", KEY_9, XK_9},
-    key_entry{"f1", KEY_F1, XK_F1},
-    key_entry{"f2", KEY_F2, XK_F2},
-    key_entry{"f3", KEY_F3, XK_F3},
-    key_entry{"f4", KEY_F4, XK_F4},
-    key_entry{"f5", KEY_F5, XK_F5},
-    key_entry{"f6", KEY_F6, XK_F6},
-    key_entry{"f7", KEY_F7, XK_F7},
-    key_entry{"f8", KEY_F8, XK_F8},
-    key_entry{"f9", KEY_F9, XK_F9},
-    key_entry{"f10", KEY_F10, XK_F10},
-    key_entry{"f11", KEY_F11, XK_F11},
-    key_entry{"f12", KEY_F12, XK_F12},
-    key_entry{"f13", KEY_F13, XK_F13},
-    key_entry{"f14", KEY_F14, XK_F14},
-    key_entry{"f15", KEY_F15, XK_F15},
-    key_entry{"f16", KEY_F16, XK_F16},
-    key_entry{"f17", KEY_F17, XK_F17},
-    key_entry{"f18", KEY_F18, XK_F18},
-    key_entry{"f19", KEY_F19, XK_F19},
-    key_entry{"f20", KEY_F20, XK_F20},
-    key_entry{"f21", KEY_F21, XK_F21},
-    key_entry{"f22", KEY_F22, XK_F22},
-    key_entry{"f23", KEY_F23, XK_F23},
-    key_entry{"f24", KEY_F24, XK_F24},
-    key_entry{"enter", KEY_ENTER, XK_Return},
-    key_entry{"esc", KEY_ESC, XK_Escape},
-    key_entry{"tab", KEY_TAB, XK_Tab},
-    key_entry{"space", KEY_SPACE, XK_space},
-    key_entry{"backspace", KEY_BACKSPACE, XK_BackSpace},
-    key_entry{"delete", KEY_DELETE, XK_Delete},
-    key_entry{"insert", KEY_INSERT, XK_Insert},
-    key_entry{"home", KEY_HOME, XK_Home},
-    key_entry{"end", KEY_END, XK_End},
-    key_entry{"page_up", KEY_PAGEUP, XK_Prior},
-    key_entry{"page_down", KEY_PAGEDOWN, XK_Next},
-    key_entry{"up", KEY_UP, XK_Up},
-    key_entry{"down", KEY_DOWN, XK_Down},
-    key_entry{"left", KEY_LEFT, XK_Left},
-    key_entry{"right", KEY_RIGHT, XK_Right},
+    key_entry{"ctrl", KEY_LEFTCTRL, MIXERD_KEYSYM(XK_Control_L)},
+    key_entry{"shift", KEY_LEFTSHIFT, MIXERD_KEYSYM(XK_Shift_L)},
+    key_entry{"alt", KEY_LEFTALT, MIXERD_KEYSYM(XK_Alt_L)},
+    key_entry{"super", KEY_LEFTMETA, MIXERD_KEYSYM(XK_Super_L)},
+    key_entry{"a", KEY_A, MIXERD_KEYSYM(XK_a)},
+    key_entry{"b", KEY_B, MIXERD_KEYSYM(XK_b)},
+    key_entry{"c", KEY_C, MIXERD_KEYSYM(XK_c)},
+    key_entry{"d", KEY_D, MIXERD_KEYSYM(XK_d)},
+    key_entry{"e", KEY_E, MIXERD_KEYSYM(XK_e)},
+    key_entry{"f", KEY_F, MIXERD_KEYSYM(XK_f)},
+    key_entry{"g", KEY_G, MIXERD_KEYSYM(XK_g)},
+    key_entry{"h", KEY_H, MIXERD_KEYSYM(XK_h)},
+    key_entry{"i", KEY_I, MIXERD_KEYSYM(XK_i)},
+    key_entry{"j", KEY_J, MIXERD_KEYSYM(XK_j)},
+    key_entry{"k", KEY_K, MIXERD_KEYSYM(XK_k)},
+    key_entry{"l", KEY_L, MIXERD_KEYSYM(XK_l)},
+    key_entry{"m", KEY_M, MIXERD_KEYSYM(XK_m)},
+    key_entry{"n", KEY_N, MIXERD_KEYSYM(XK_n)},
+    key_entry{"o", KEY_O, MIXERD_KEYSYM(XK_o)},
+    key_entry{"p", KEY_P, MIXERD_KEYSYM(XK_p)},
+    key_entry{"q", KEY_Q, MIXERD_KEYSYM(XK_q)},
+    key_entry{"r", KEY_R, MIXERD_KEYSYM(XK_r)},
+    key_entry{"s", KEY_S, MIXERD_KEYSYM(XK_s)},
+    key_entry{"t", KEY_T, MIXERD_KEYSYM(XK_t)},
+    key_entry{"u", KEY_U, MIXERD_KEYSYM(XK_u)},
+    key_entry{"v", KEY_V, MIXERD_KEYSYM(XK_v)},
+    key_entry{"w", KEY_W, MIXERD_KEYSYM(XK_w)},
+    key_entry{"x", KEY_X, MIXERD_KEYSYM(XK_x)},
+    key_entry{"y", KEY_Y, MIXERD_KEYSYM(XK_y)},
+    key_entry{"z", KEY_Z, MIXERD_KEYSYM(XK_z)},
+    key_entry{"0", KEY_0, MIXERD_KEYSYM(XK_0)},
+    key_entry{"1", KEY_1, MIXERD_KEYSYM(XK_1)},
+    key_entry{"2", KEY_2, MIXERD_KEYSYM(XK_2)},
+    key_entry{"3", KEY_3, MIXERD_KEYSYM(XK_3)},
+    key_entry{"4", KEY_4, MIXERD_KEYSYM(XK_4)},
+    key_entry{"5", KEY_5, MIXERD_KEYSYM(XK_5)},
+    key_entry{"6", KEY_6, MIXERD_KEYSYM(XK_6)},
+    key_entry{"7", KEY_7, MIXERD_KEYSYM(XK_7)},
+    key_entry{"8", KEY_8, MIXERD_KEYSYM(XK_8)},
+    key_entry{"9", KEY_9, MIXERD_KEYSYM(XK_9)},
+    key_entry{"f1", KEY_F1, MIXERD_KEYSYM(XK_F1)},
+    key_entry{"f2", KEY_F2, MIXERD_KEYSYM(XK_F2)},
+    key_entry{"f3", KEY_F3, MIXERD_KEYSYM(XK_F3)},
+    key_entry{"f4", KEY_F4, MIXERD_KEYSYM(XK_F4)},
+    key_entry{"f5", KEY_F5, MIXERD_KEYSYM(XK_F5)},
+    key_entry{"f6", KEY_F6, MIXERD_KEYSYM(XK_F6)},
+    key_entry{"f7", KEY_F7, MIXERD_KEYSYM(XK_F7)},
+    key_entry{"f8", KEY_F8, MIXERD_KEYSYM(XK_F8)},
+    key_entry{"f9", KEY_F9, MIXERD_KEYSYM(XK_F9)},
+    key_entry{"f10", KEY_F10, MIXERD_KEYSYM(XK_F10)},
+    key_entry{"f11", KEY_F11, MIXERD_KEYSYM(XK_F11)},
+    key_entry{"f12", KEY_F12, MIXERD_KEYSYM(XK_F12)},
+    key_entry{"f13", KEY_F13, MIXERD_KEYSYM(XK_F13)},
+    key_entry{"f14", KEY_F14, MIXERD_KEYSYM(XK_F14)},
+    key_entry{"f15", KEY_F15, MIXERD_KEYSYM(XK_F15)},
+    key_entry{"f16", KEY_F16, MIXERD_KEYSYM(XK_F16)},
+    key_entry{"f17", KEY_F17, MIXERD_KEYSYM(XK_F17)},
+    key_entry{"f18", KEY_F18, MIXERD_KEYSYM(XK_F18)},
+    key_entry{"f19", KEY_F19, MIXERD_KEYSYM(XK_F19)},
+    key_entry{"f20", KEY_F20, MIXERD_KEYSYM(XK_F20)},
+    key_entry{"f21", KEY_F21, MIXERD_KEYSYM(XK_F21)},
+    key_entry{"f22", KEY_F22, MIXERD_KEYSYM(XK_F22)},
+    key_entry{"f23", KEY_F23, MIXERD_KEYSYM(XK_F23)},
+    key_entry{"f24", KEY_F24, MIXERD_KEYSYM(XK_F24)},
+    key_entry{"enter", KEY_ENTER, MIXERD_KEYSYM(XK_Return)},
+    key_entry{"esc", KEY_ESC, MIXERD_KEYSYM(XK_Escape)},
+    key_entry{"tab", KEY_TAB, MIXERD_KEYSYM(XK_Tab)},
+    key_entry{"space", KEY_SPACE, MIXERD_KEYSYM(XK_space)},
+    key_entry{"backspace", KEY_BACKSPACE, MIXERD_KEYSYM(XK_BackSpace)},
+    key_entry{"delete", KEY_DELETE, MIXERD_KEYSYM(XK_Delete)},
+    key_entry{"insert", KEY_INSERT, MIXERD_KEYSYM(XK_Insert)},
+    key_entry{"home", KEY_HOME, MIXERD_KEYSYM(XK_Home)},
+    key_entry{"end", KEY_END, MIXERD_KEYSYM(XK_End)},
+    key_entry{"page_up", KEY_PAGEUP, MIXERD_KEYSYM(XK_Prior)},
+    key_entry{"page_down", KEY_PAGEDOWN, MIXERD_KEYSYM(XK_Next)},
+    key_entry{"up", KEY_UP, MIXERD_KEYSYM(XK_Up)},
+    key_entry{"down", KEY_DOWN, MIXERD_KEYSYM(XK_Down)},
+    key_entry{"left", KEY_LEFT, MIXERD_KEYSYM(XK_Left)},
+    key_entry{"right", KEY_RIGHT, MIXERD_KEYSYM(XK_Right)},
     // The Print Screen key sends KEY_SYSRQ; KEY_PRINT is another key that X keymaps lack.
-    key_entry{"print", KEY_SYSRQ, XK_Print},
-    key_entry{"media_play_pause", KEY_PLAYPAUSE, XF86XK_AudioPlay},
-    key_entry{"media_next", KEY_NEXTSONG, XF86XK_AudioNext},
-    key_entry{"media_previous", KEY_PREVIOUSSONG, XF86XK_AudioPrev},
-    key_entry{"media_stop", KEY_STOPCD, XF86XK_AudioStop},
-    key_entry{"volume_up", KEY_VOLUMEUP, XF86XK_AudioRaiseVolume},
-    key_entry{"volume_down", KEY_VOLUMEDOWN, XF86XK_AudioLowerVolume},
-    key_entry{"volume_mute", KEY_MUTE, XF86XK_AudioMute},
+    key_entry{"print", KEY_SYSRQ, MIXERD_KEYSYM(XK_Print)},
+    key_entry{"media_play_pause", KEY_PLAYPAUSE, MIXERD_KEYSYM(XF86XK_AudioPlay)},
+    key_entry{"media_next", KEY_NEXTSONG, MIXERD_KEYSYM(XF86XK_AudioNext)},
+    key_entry{"media_previous", KEY_PREVIOUSSONG, MIXERD_KEYSYM(XF86XK_AudioPrev)},
+    key_entry{"media_stop", KEY_STOPCD, MIXERD_KEYSYM(XF86XK_AudioStop)},
+    key_entry{"volume_up", KEY_VOLUMEUP, MIXERD_KEYSYM(XF86XK_AudioRaiseVolume)},
+    key_entry{"volume_down", KEY_VOLUMEDOWN, MIXERD_KEYSYM(XF86XK_AudioLowerVolume)},
+    key_entry{"volume_mute", KEY_MUTE, MIXERD_KEYSYM(XF86XK_AudioMute)},
 };
 
 constexpr std::string_view no_output = "no keyboard output";
@@ -236,6 +243,7 @@ uinput_keyboard& the_uinput_keyboard() {
   return keyboard;
 }
 
+#if MIXERD_WITH_HOTKEYS
 // --- X server (XTest) -----------------------------------------------------------------------
 
 // Xlib's error handlers are process-wide and its default ones end the process; the X work runs
@@ -340,6 +348,7 @@ attempt x_press(const std::vector<key_entry>& keys, const std::string& display_n
   if (!gate.changed.wait_until(lock, deadline, [&] { return shared->done; })) return not_answering;
   return shared->result;
 }
+#endif  // MIXERD_WITH_HOTKEYS
 
 }  // namespace
 
@@ -354,10 +363,14 @@ std::string press_via(const hotkeys::combo& combo, const std::string& uinput_pat
   auto keys = keys_of(combo);
   auto through_uinput = the_uinput_keyboard().press(keys, uinput_path);
   if (through_uinput.used) return through_uinput.error;
+#if MIXERD_WITH_HOTKEYS
   if (display != nullptr && *display != '\0') {
     auto through_x = x_press(keys, display);
     if (through_x.used) return through_x.error;
   }
+#else
+  (void)display;
+#endif
   // uinput was writable but its keyboard could not be made: that says more than "none".
   return through_uinput.error.empty() ? std::string(no_output) : through_uinput.error;
 }

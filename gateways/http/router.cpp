@@ -274,6 +274,10 @@ route command_route(std::string_view method, std::string_view pattern, std::stri
 
 void run_command_route(exchange& x) {
   const route& r = *x.matched;
+  // A build without the command's capability (MIXERD_WITH_<CAP> off) keeps the route: it answers
+  // as the capability does when its service is absent, rather than a 404 that reads as a typo.
+  if (x.commands.table().find(r.command) == nullptr)
+    return x.respond(x.error(503, std::string(r.command) + " is not available in this build"));
   // The pattern's parameters, by name, in order (integers already checked by the router).
   std::vector<std::pair<std::string_view, nlohmann::json>> path;
   std::string_view pattern = r.pattern;

@@ -1,11 +1,15 @@
 #include "tools/mixerd/service_manager.hpp"
 
-#include <systemd/sd-daemon.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <caf/actor_system.hpp>
 #include <caf/all.hpp>
+#include <cerrno>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -19,9 +23,46 @@ namespace {
 
 constexpr std::string_view component = "systemd";
 
+// systemd's notify protocol (sd_notify(3)), spoken here rather than through libsystemd, which a
+// daemon without the music capability would link for this alone: one datagram of "KEY=value"
+// lines to the AF_UNIX socket named by $NOTIFY_SOCKET (a path, or "@" for an abstract name).
 void notify(const std::string& state) {
-  if (int r = sd_notify(0, state.c_str()); r < 0)
-    log::warn(component, "sd_notify failed: ", std::strerror(-r));
+  const char* name = std::getenv("NOTIFY_SOCKET");
+  if (name == nullptr || *name == '\0') return;
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const std::size_t length = std::strlen(name);
+  if ((name[0] != '/' && name[0] != '@') || length >= sizeof(address.sun_path)) {
+    log::warn(component, "NOTIFY_SOCKET is not a socket path: ", name);
+    return;
+  }
+  std::memcpy(address.sun_path, name, length);
+  if (name[0] == '@') address.sun_path[0] = '\0';  // an abstract socket
+  const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    log::warn(component, "notify failed: ", std::strerror(errno));
+    return;
+  }
+  const auto size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + length);
+  if (::sendto(fd, state.data(), state.size(), MSG_NOSIGNAL,
+               reinterpret_cast<const sockaddr*>(&address), size) < 0)
+    log::warn(component, "notify failed: ", std::strerror(errno));
+  ::close(fd);
+}
+
+// sd_watchdog_enabled(3): the watchdog period from $WATCHDOG_USEC, when $WATCHDOG_PID (if set)
+// names this process.
+std::optional<std::chrono::microseconds> watchdog_period() {
+  const char* usec = std::getenv("WATCHDOG_USEC");
+  if (usec == nullptr) return std::nullopt;
+  char* end = nullptr;
+  const auto value = std::strtoull(usec, &end, 10);
+  if (end == usec || *end != '\0' || value == 0) return std::nullopt;
+  if (const char* pid = std::getenv("WATCHDOG_PID"); pid != nullptr && *pid != '\0') {
+    const auto owner = std::strtoll(pid, &end, 10);
+    if (*end != '\0' || owner != static_cast<long long>(::getpid())) return std::nullopt;
+  }
+  return std::chrono::microseconds(value);
 }
 
 }  // namespace
@@ -102,10 +143,7 @@ service_manager::service_manager(boost::asio::io_context& io, http::io_actor& io
   const char* socket = std::getenv("NOTIFY_SOCKET");
   notify_ = socket != nullptr && *socket != '\0';
   if (!notify_) return;
-  std::uint64_t usec = 0;
-  // > 0 when WATCHDOG_USEC is set (and WATCHDOG_PID, when set, is this process).
-  if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0)
-    watchdog_period_ = std::chrono::microseconds(usec);
+  watchdog_period_ = watchdog_period();
 }
 
 service_manager::~service_manager() = default;
