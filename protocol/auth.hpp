@@ -17,11 +17,11 @@
 
 namespace mixerd {
 
-// -> auth_state. An empty id asks only whether login is on.
+// -> auth_verdict. An empty id asks only whether login is on.
 struct auth_check {
   std::string session_id;
 };
-struct auth_state {
+struct auth_verdict {
   bool enabled = false;
   bool authenticated = false;  // always true while login is off
   std::string username;        // of the session; empty when none
@@ -67,7 +67,7 @@ struct auth_view {
   std::string metrics_token;
 };
 
-using auth_actor = caf::typed_actor<caf::replies_to<auth_check>::with<auth_state>,
+using auth_actor = caf::typed_actor<caf::replies_to<auth_check>::with<auth_verdict>,
                                     caf::replies_to<login_attempt>::with<login_outcome>,
                                     caf::replies_to<logout_request>::with<bool>,
                                     caf::reacts_to<settings_reloaded>>;
@@ -84,14 +84,14 @@ settings_schema::part auth_settings();
 // The auth capability's CAF type-ID block, chained after the profiles block (docs/architecture.md,
 // "Type IDs"). Its values never leave the process: no serialization needed.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::auth_check)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::auth_state)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::auth_verdict)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::login_attempt)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::login_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::logout_request)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd_auth, caf::id_block::mixerd_profiles::end)
 CAF_ADD_TYPE_ID(mixerd_auth, (mixerd::auth_check))
-CAF_ADD_TYPE_ID(mixerd_auth, (mixerd::auth_state))
+CAF_ADD_TYPE_ID(mixerd_auth, (mixerd::auth_verdict))
 CAF_ADD_TYPE_ID(mixerd_auth, (mixerd::login_attempt))
 CAF_ADD_TYPE_ID(mixerd_auth, (mixerd::login_outcome))
 CAF_ADD_TYPE_ID(mixerd_auth, (mixerd::logout_request))

@@ -87,10 +87,10 @@ std::string_view to_string(permission p) {
       return "control";
     case permission::local:
       return "local";
-    case permission::notification_key:
-      return "notification_key";
-    case permission::plant_token:
-      return "plant_token";
+    case permission::toast_api_key:
+      return "toast_api_key";
+    case permission::plant_store_token:
+      return "plant_store_token";
   }
   return "unknown";
 }

@@ -27,10 +27,10 @@ std::string_view to_string(param_type type);
 
 // Who may run a command. A front end grants some of these to the caller it serves.
 enum class permission {
-  control,           // whoever may use the controller (its login rule), MQTT, OSC, plugins, macros
-  local,             // code that runs on the machine only: plugins and macros
-  notification_key,  // the holder of the notification API key (the notification listener)
-  plant_token,       // the holder of the plant store's token (the plant store listener)
+  control,            // whoever may use the controller (its login rule), MQTT, OSC, plugins, macros
+  local,              // code that runs on the machine only: plugins and macros
+  toast_api_key,      // the holder of the notification API key (the notification listener)
+  plant_store_token,  // the holder of the plant store's token (the plant store listener)
 };
 std::string_view to_string(permission p);
 

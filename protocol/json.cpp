@@ -52,7 +52,7 @@ json to_json(const smarthome_device& d) {
           {"domain", d.domain}};
 }
 
-json to_json(const music_state& m) {
+json to_json(const now_playing& m) {
   return {{"player", m.player},      {"status", m.status}, {"title", m.title},
           {"artist", m.artist},      {"album", m.album},   {"art_url", m.art_url},
           {"length_ms", m.length_ms}};
@@ -74,8 +74,8 @@ void complete_initial_state(json& state) {
   if (!state.contains("profiles"))
     state["profiles"] = {{"profiles", json::array()}, {"current", ""}};
   // A build without these capabilities reads as one whose services are absent.
-  if (!state.contains("smarthome")) state["smarthome"] = smarthome::view_to_json(smarthome_view{});
-  if (!state.contains("stream")) state["stream"] = stream::state_body(stream_view{});
+  if (!state.contains("smarthome")) state["smarthome"] = smarthome::to_json(smarthome_view{});
+  if (!state.contains("stream")) state["stream"] = stream::to_json(stream_view{});
   if (!state.contains("music")) state["music"] = music::to_json(music_view{});
 }
 

@@ -23,7 +23,7 @@ json mutes_to_json(const mute_states& m);               // {"individual": [...],
 json status_to_json(const device_view& d, bool audio_connected);
 json volume_to_json(int volume);          // {"volume": v}
 json to_json(const smarthome_device& d);  // the Smart-home device
-json to_json(const music_state& m);       // the Music state
+json to_json(const now_playing& m);       // the Music state
 json to_json(const plugin_info& p);       // a plugin of GET /api/plugins
 
 // initial_state must hold at least sliders, macros, profiles, status and connected (the

@@ -115,7 +115,7 @@ bool read_set(const json& j, macros::origin from, bool with_current, macro_pages
   return true;
 }
 
-json pages_json(const macro_pages& set) {
+json page_slots_to_json(const macro_pages& set) {
   json pages = json::object();
   for (int p = 0; p < limits::macro_page_count; ++p) {
     json list = json::array();
@@ -126,7 +126,7 @@ json pages_json(const macro_pages& set) {
   return pages;
 }
 
-json names_json(const macro_pages& set) {
+json page_names_to_json(const macro_pages& set) {
   json names = json::object();
   for (int p = 0; p < limits::macro_page_count; ++p)
     names[std::to_string(p)] = set.page_names[p];
@@ -174,16 +174,16 @@ std::optional<macro_replace> parse_profile_macros(const nlohmann::json& j, std::
 
 nlohmann::json to_json(const macro_pages& set) {
   return {{"current_page", set.current_page},
-          {"page_names", names_json(set)},
-          {"pages", pages_json(set)}};
+          {"page_names", page_names_to_json(set)},
+          {"pages", page_slots_to_json(set)}};
 }
 
 nlohmann::json pages_to_json(const macro_pages& set) {
-  return {{"current", set.current_page}, {"names", names_json(set)}};
+  return {{"current", set.current_page}, {"names", page_names_to_json(set)}};
 }
 
 nlohmann::json profile_macros_to_json(const macro_pages& set) {
-  return {{"page_names", names_json(set)}, {"pages", pages_json(set)}};
+  return {{"page_names", page_names_to_json(set)}, {"pages", page_slots_to_json(set)}};
 }
 
 }  // namespace macros

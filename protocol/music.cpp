@@ -18,7 +18,7 @@ nlohmann::json music_change::to_json() const {
   return state ? json::to_json(*state) : nlohmann::json(nullptr);
 }
 
-bool operator==(const music_state& a, const music_state& b) {
+bool operator==(const now_playing& a, const now_playing& b) {
   return a.player == b.player && a.status == b.status && a.title == b.title &&
          a.artist == b.artist && a.album == b.album && a.art_url == b.art_url &&
          a.length_ms == b.length_ms;
@@ -115,8 +115,8 @@ track track_of(const mpris_metadata& metadata) {
   return t;
 }
 
-music_state state_of(const player& p) {
-  music_state s;
+now_playing state_of(const player& p) {
+  now_playing s;
   s.player = !p.identity.empty()      ? clean_text(p.identity)
              : is_player_name(p.name) ? p.name.substr(player_prefix.size())
                                       : p.name;
@@ -155,15 +155,15 @@ std::optional<std::string_view> method_of(std::string_view action) {
   return std::nullopt;
 }
 
-bool is_track_change(const std::optional<music_state>& before,
-                     const std::optional<music_state>& after) {
+bool is_track_change(const std::optional<now_playing>& before,
+                     const std::optional<now_playing>& after) {
   if (!after || after->title.empty()) return false;
   if (!before) return true;
   return before->player != after->player || before->title != after->title ||
          before->artist != after->artist || before->album != after->album;
 }
 
-toast_content toast_of(const music_state& state) {
+toast_content toast_of(const now_playing& state) {
   toast_content toast;
   toast.message = first_chars(state.title, limits::toast_message_max_chars);
   toast.subtitle = first_chars(state.artist, limits::toast_subtitle_max_chars);

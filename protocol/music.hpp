@@ -29,7 +29,7 @@ namespace mixerd {
 struct music_change {
   static constexpr std::string_view wire_name = "music_change";
   static constexpr bool for_clients = true;
-  std::optional<music_state> state;
+  std::optional<now_playing> state;
   nlohmann::json to_json() const;
 };
 
@@ -79,7 +79,7 @@ struct media_outcome {
 // (issue 13) the plugins' get_music_state() and on_music_track_change.
 struct music_view {
   bool connected = false;            // the session bus answered and has not been lost since
-  std::optional<music_state> state;  // the active player's; none: no player
+  std::optional<now_playing> state;  // the active player's; none: no player
   // How many track changes the active player has had (music::is_track_change): a reader that
   // remembers the count sees whether the track changed since it last looked.
   std::uint64_t track_changes = 0;
@@ -87,8 +87,8 @@ struct music_view {
 
 using music_actor = caf::typed_actor<caf::replies_to<media_command>::with<media_outcome>>;
 
-bool operator==(const music_state& a, const music_state& b);
-inline bool operator!=(const music_state& a, const music_state& b) {
+bool operator==(const now_playing& a, const now_playing& b);
+inline bool operator!=(const now_playing& a, const now_playing& b) {
   return !(a == b);
 }
 
@@ -146,7 +146,7 @@ struct player {
 };
 
 // The Music state of a player. `player` is its Identity, else its bus name without the prefix.
-music_state state_of(const player& p);
+now_playing state_of(const player& p);
 
 // The active player (contract): among the ready players, the one that most recently started
 // playing, else the first found. Null when there is none.
@@ -157,12 +157,12 @@ std::optional<std::string_view> method_of(std::string_view action);
 
 // A track change: the state after has a title and its player, title, artist or album differ
 // from the state before (none before counts as different).
-bool is_track_change(const std::optional<music_state>& before,
-                     const std::optional<music_state>& after);
+bool is_track_change(const std::optional<now_playing>& before,
+                     const std::optional<now_playing>& after);
 
 // The `music` handler's toast for the state's track: the title (at most 30 characters) as the
 // message, the artist (at most 40) as the subtitle, icon "play".
-toast_content toast_of(const music_state& state);
+toast_content toast_of(const now_playing& state);
 
 // GET /api/music and initial_state.music: {"connected", "state": <Music state or null>}.
 nlohmann::json to_json(const music_view& view);

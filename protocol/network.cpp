@@ -173,8 +173,8 @@ overlay_status overlay_from_interfaces(const std::vector<interface_address>& int
   return out;
 }
 
-nlohmann::json network_info_json(const network_snapshot& facts, const std::string& bind,
-                                 std::uint16_t port, bool tls) {
+nlohmann::json network_info_to_json(const network_snapshot& facts, const std::string& bind,
+                                    std::uint16_t port, bool tls) {
   const auto& overlay = facts.overlay;
   std::vector<route> routes;
   auto add = [&](route r) {

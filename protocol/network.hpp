@@ -69,8 +69,8 @@ overlay_status overlay_from_interfaces(const std::vector<interface_address>& int
 
 // The body of GET /api/toast/network: the routes the listener is really reachable on for its
 // bind address, with url, type, overlay and https, and the recommended route.
-nlohmann::json network_info_json(const network_snapshot& facts, const std::string& bind_address,
-                                 std::uint16_t port, bool tls);
+nlohmann::json network_info_to_json(const network_snapshot& facts, const std::string& bind_address,
+                                    std::uint16_t port, bool tls);
 
 }  // namespace network
 

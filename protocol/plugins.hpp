@@ -216,7 +216,7 @@ struct hook_call {
 struct hook_mapper {
   int macro_page = 0;
   std::vector<int> pending_mutes;  // 1-4, or protocol::master_index for the master
-  std::optional<music_state> music;
+  std::optional<now_playing> music;
 };
 inline constexpr std::size_t max_pending_mutes = 16;
 

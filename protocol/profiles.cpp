@@ -335,7 +335,7 @@ json profile_to_json(const profile_file& file, bool is_current) {
   return j;
 }
 
-json list_to_json(const profiles_view& view) {
+json to_json(const profiles_view& view) {
   json list = json::array();
   for (const auto& p : view.profiles)
     list.push_back(summary_to_json(p, p.name == view.current));

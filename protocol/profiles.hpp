@@ -153,7 +153,7 @@ nlohmann::json content_to_json(const profile_content& content);
 nlohmann::json summary_to_json(const profile_summary& summary, bool is_current);
 nlohmann::json profile_to_json(const profile_file& file, bool is_current);
 // GET /api/profiles and initial_state.profiles: {"profiles": [...], "current": name}.
-nlohmann::json list_to_json(const profiles_view& view);
+nlohmann::json to_json(const profiles_view& view);
 profile_summary summary_of(const profile_file& file);
 
 // The profile content of a state: the mixer's part and the macro pages (not the current page).

@@ -277,7 +277,7 @@ std::string call_service(std::int64_t id, std::string_view domain, std::string_v
 
 // ---- API bodies --------------------------------------------------------------------------------
 
-json view_to_json(const smarthome_view& view) {
+json to_json(const smarthome_view& view) {
   json devices = json::array();
   for (const auto& d : view.devices)
     devices.push_back(mixerd::json::to_json(d));

@@ -173,7 +173,7 @@ std::string call_service(std::int64_t id, std::string_view domain, std::string_v
 
 // ---- API bodies --------------------------------------------------------------------------------
 // GET /api/smarthome and initial_state.smarthome: {"connected", "devices": [...]}.
-nlohmann::json view_to_json(const smarthome_view& view);
+nlohmann::json to_json(const smarthome_view& view);
 
 // The toast that shows a toggle's result: the friendly name (at most 30 characters, control
 // bytes as spaces) and "Now <state>".

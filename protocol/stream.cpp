@@ -260,25 +260,25 @@ std::optional<std::string> string_of(const nlohmann::json& data, const char* nam
   return v->get<std::string>();
 }
 
-nlohmann::json scenes_body(const stream_view& view) {
+nlohmann::json scenes_to_json(const stream_view& view) {
   return {{"scenes", view.scenes}, {"current", view.current}};
 }
 
-nlohmann::json sources_body(const stream_view& view) {
+nlohmann::json sources_to_json(const stream_view& view) {
   json names = json::array();
   for (const auto& s : view.sources)
     names.push_back(s.name);
   return {{"sources", std::move(names)}};
 }
 
-nlohmann::json state_body(const stream_view& view) {
+nlohmann::json to_json(const stream_view& view) {
   json out{{"connected", view.connected},
            {"streaming", view.streaming},
            {"recording", view.recording},
            {"scenes", view.scenes},
            {"current", nullptr}};
   if (view.connected) out["current"] = view.current;
-  out["sources"] = sources_body(view)["sources"];
+  out["sources"] = sources_to_json(view)["sources"];
   return out;
 }
 

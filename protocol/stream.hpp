@@ -180,12 +180,12 @@ std::optional<std::string> string_of(const nlohmann::json& data, const char* fie
 
 // ---- API bodies and toasts ---------------------------------------------------------------------
 // GET /api/stream/scenes: {"scenes", "current"}.
-nlohmann::json scenes_body(const stream_view& view);
+nlohmann::json scenes_to_json(const stream_view& view);
 // GET /api/stream/sources: {"sources": [names]}.
-nlohmann::json sources_body(const stream_view& view);
+nlohmann::json sources_to_json(const stream_view& view);
 // initial_state.stream: {"connected", "streaming", "recording", "scenes", "current" (null when
 // not connected), "sources"}.
-nlohmann::json state_body(const stream_view& view);
+nlohmann::json to_json(const stream_view& view);
 
 // The `stream` toast handler's toasts.
 toast_content scene_toast(std::string_view scene);

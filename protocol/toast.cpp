@@ -5,7 +5,7 @@
 #include "protocol/settings_schema.hpp"
 #include "protocol/validation.hpp"
 
-namespace mixerd::notify {
+namespace mixerd::toast {
 
 namespace {
 
@@ -164,7 +164,7 @@ nlohmann::json handler_to_json(const toast_handler& h) {
           {"color", h.color}};
 }
 
-}  // namespace mixerd::notify
+}  // namespace mixerd::toast
 
 namespace mixerd {
 

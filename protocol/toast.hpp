@@ -122,7 +122,7 @@ using toast_actor =
                      caf::replies_to<caf::get_atom, history_atom>::with<toast_history>,
                      caf::reacts_to<event>, caf::reacts_to<settings_reloaded>>;
 
-namespace notify {
+namespace toast {
 
 // The icon names, in the order docs/api.md lists them.
 const std::vector<std::string_view>& icon_names();
@@ -152,7 +152,7 @@ protocol::cmd_toast to_device_command(const toast_content& toast);
 
 nlohmann::json handler_to_json(const toast_handler& handler);
 
-}  // namespace notify
+}  // namespace toast
 
 namespace settings_schema {
 struct part;

@@ -44,7 +44,7 @@ struct smarthome_device {
 };
 
 // The Music state of the active MPRIS player.
-struct music_state {
+struct now_playing {
   std::string player;  // its Identity
   std::string status;  // "Playing", "Paused" or "Stopped"
   std::string title;

@@ -19,7 +19,7 @@ namespace {
 
 constexpr std::string_view component = "auth";
 using clock = std::chrono::steady_clock;
-using self_ptr = auth_actor::stateful_pointer<auth_actor_state>;
+using self_ptr = auth_actor::stateful_pointer<auth_state>;
 using result = login_outcome::result;
 
 // The table readers see changes with every login, logout, sweep and settings reload.
@@ -233,7 +233,7 @@ auth_config auth_config_from_settings(const nlohmann::json& s) {
   return c;
 }
 
-auth_actor::behavior_type auth_behavior(auth_actor::stateful_pointer<auth_actor_state> self,
+auth_actor::behavior_type auth_behavior(auth_actor::stateful_pointer<auth_state> self,
                                         settings_actor settings, nlohmann::json initial_settings,
                                         std::shared_ptr<published<auth_view>> view) {
   self->state.view = std::move(view);

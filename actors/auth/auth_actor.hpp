@@ -69,7 +69,7 @@ struct pending_login {
   auth::login_throttle::counted ticket;
 };
 
-struct auth_actor_state {
+struct auth_state {
   auth_config config;
   auth_view table;  // enabled, timeouts and the live sessions, as published
   std::shared_ptr<published<auth_view>> view;
@@ -84,7 +84,7 @@ struct auth_actor_state {
   static inline const char* name = "auth";
 };
 
-auth_actor::behavior_type auth_behavior(auth_actor::stateful_pointer<auth_actor_state> self,
+auth_actor::behavior_type auth_behavior(auth_actor::stateful_pointer<auth_state> self,
                                         settings_actor settings, nlohmann::json initial_settings,
                                         std::shared_ptr<published<auth_view>> view);
 

@@ -21,7 +21,7 @@ std::int64_t steady_ms() {
       .count();
 }
 
-auth_state check_session(const auth_view& view, std::string_view session_id) {
+auth_verdict check_session(const auth_view& view, std::string_view session_id) {
   if (!view.enabled) return {false, true, {}};
   if (session_id.empty()) return {true, false, {}};
   auto it = view.sessions.find(session_digest(session_id));

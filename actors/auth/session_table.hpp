@@ -18,7 +18,7 @@ std::int64_t steady_ms();
 
 // Is login on, and is `session_id` a live session? A live session is touched (its idle time
 // starts again). An expired one stays in the table until the actor sweeps it, refused.
-auth_state check_session(const auth_view& view, std::string_view session_id);
+auth_verdict check_session(const auth_view& view, std::string_view session_id);
 
 // Has `session` ended at `now_ms` (steady_ms): idle longer than session_timeout, or logged in
 // longer ago than session_max_lifetime?

@@ -11,7 +11,7 @@ namespace mixerd {
 namespace {
 
 constexpr std::string_view component = "macros";
-using self_ptr = macros_impl::stateful_pointer<macro_state>;
+using self_ptr = macros_impl::stateful_pointer<macros_state>;
 
 // The routes and the device codec check their ranges; a request from elsewhere is checked here.
 bool in_range(int page, int index) {
@@ -249,9 +249,9 @@ macro_view macro_view_of(const macro_pages& set) {
   return view;
 }
 
-macros_impl::behavior_type macro_behavior(macros_impl::stateful_pointer<macro_state> self,
-                                          macro_wiring wiring, nlohmann::json settings,
-                                          std::shared_ptr<published<macro_view>> view) {
+macros_impl::behavior_type macros_behavior(macros_impl::stateful_pointer<macros_state> self,
+                                           macro_wiring wiring, nlohmann::json settings,
+                                           std::shared_ptr<published<macro_view>> view) {
   auto& st = self->state;
   st.set = macros::pages_from_settings(settings);
   st.wiring = std::move(wiring);

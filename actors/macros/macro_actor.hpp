@@ -55,7 +55,7 @@ struct macro_run {
   bool asking = false;                // an interceptor has not answered yet: nothing runs
 };
 
-struct macro_state {
+struct macros_state {
   macro_pages set;
   macro_wiring wiring;
   std::shared_ptr<published<macro_view>> view;
@@ -72,9 +72,9 @@ using macros_impl = macros_actor::extend<caf::reacts_to<macro_step_done>>;
 // The published view of a page set.
 macro_view macro_view_of(const macro_pages& set);
 
-macros_impl::behavior_type macro_behavior(macros_impl::stateful_pointer<macro_state> self,
-                                          macro_wiring wiring, nlohmann::json settings,
-                                          std::shared_ptr<published<macro_view>> view);
+macros_impl::behavior_type macros_behavior(macros_impl::stateful_pointer<macros_state> self,
+                                           macro_wiring wiring, nlohmann::json settings,
+                                           std::shared_ptr<published<macro_view>> view);
 
 // Its row of the capability table (actors/macros/macros_capability.cpp).
 const capability& macros_capability();

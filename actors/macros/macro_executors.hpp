@@ -14,7 +14,7 @@
 
 namespace mixerd::macro_executors {
 
-using self_ptr = macros_impl::stateful_pointer<macro_state>;
+using self_ptr = macros_impl::stateful_pointer<macros_state>;
 
 // Starts one step of run `run`: `fields` is a validated macro of any kind but none, sequence
 // and delay. The http step also arms its own time limit (a late answer is dropped).

@@ -18,7 +18,7 @@ const capability& macros_capability() {
           dir.get<device_actor>(), dir.get<hub_actor>(),  dir.get<settings_actor>(), ctx.io,
           &ctx.commands,           ctx.macro_interceptors};
       auto view = dir.slot(macro_view_of(macros::pages_from_settings(ctx.settings)));
-      auto macros = ctx.sys.spawn(macro_behavior, wiring, ctx.settings, view);
+      auto macros = ctx.sys.spawn(macros_behavior, wiring, ctx.settings, view);
       return ctx.registered<macros_actor>(macros);
     };
     c.add_types = [](caf::actor_system_config& cfg) {

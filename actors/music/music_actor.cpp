@@ -14,7 +14,7 @@ constexpr std::string_view component = "music";
 // A track change counts once the track has stayed this long: a player that first names the file
 // and then its tags (mpv) makes one change, not two.
 constexpr auto track_settle_time = std::chrono::milliseconds(300);
-using self_ptr = music_impl::stateful_pointer<music_actor_state>;
+using self_ptr = music_impl::stateful_pointer<music_state>;
 
 // A media command's answer must come within the bus call's own limit; this covers a connection
 // that ends without answering.
@@ -30,7 +30,7 @@ void publish_view(self_ptr self) {
 // After any change of the players: the active player's state, its event and its toast.
 void refresh(self_ptr self) {
   auto& st = self->state;
-  std::optional<music_state> now;
+  std::optional<now_playing> now;
   if (const auto* active = music::active_of(st.players)) now = music::state_of(*active);
   if (now == st.active) return publish_view(self);
   if (music::is_track_change(st.active, now))
@@ -117,7 +117,7 @@ mpris_bus_options music_bus_from_environment() {
   return options;
 }
 
-music_impl::behavior_type music_behavior(music_impl::stateful_pointer<music_actor_state> self,
+music_impl::behavior_type music_behavior(music_impl::stateful_pointer<music_state> self,
                                          music_wiring wiring,
                                          std::shared_ptr<published<music_view>> view) {
   auto& st = self->state;

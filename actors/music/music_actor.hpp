@@ -40,7 +40,7 @@ struct music_wiring {
   mpris_bus_options bus;  // where the session bus is, the calls' time limit
 };
 
-struct music_actor_state {
+struct music_state {
   music_wiring wiring;
   std::shared_ptr<published<music_view>> view;
   std::shared_ptr<mpris_bus> bus;  // the current connection (attempt); null between attempts
@@ -50,13 +50,13 @@ struct music_actor_state {
   std::string last_failure;  // logged once until it changes or the bus comes back
   std::map<std::string, music::player> players;
   std::uint64_t order = 0;             // found and started stamps
-  std::optional<music_state> active;   // as last published
-  std::optional<music_state> counted;  // the state of the last track change counted
+  std::optional<now_playing> active;   // as last published
+  std::optional<now_playing> counted;  // the state of the last track change counted
   std::uint64_t settling = 0;          // track changes seen (each settles before it counts)
   std::uint64_t track_changes = 0;
   std::map<std::uint64_t, caf::typed_response_promise<media_outcome>> commands;
   std::uint64_t last_command = 0;
-  ~music_actor_state() {
+  ~music_state() {
     if (bus) bus->close();
   }
   static inline const char* name = "music";
@@ -74,7 +74,7 @@ using music_impl =
 // The bus options from the environment: $DBUS_SESSION_BUS_ADDRESS, else sd-bus's default.
 mpris_bus_options music_bus_from_environment();
 
-music_impl::behavior_type music_behavior(music_impl::stateful_pointer<music_actor_state> self,
+music_impl::behavior_type music_behavior(music_impl::stateful_pointer<music_state> self,
                                          music_wiring wiring,
                                          std::shared_ptr<published<music_view>> view);
 

@@ -18,7 +18,7 @@ namespace mixerd {
 namespace {
 
 constexpr std::string_view component = "plants";
-using self_ptr = plants_actor::stateful_pointer<plant_store_state>;
+using self_ptr = plants_actor::stateful_pointer<plants_state>;
 using outcome = plant_delete_outcome;
 
 std::string token_from(const nlohmann::json& settings) {
@@ -87,9 +87,9 @@ outcome delete_plant(self_ptr self, const plant_delete& req) {
 
 }  // namespace
 
-plants_actor::behavior_type plant_store_behavior(
-    plants_actor::stateful_pointer<plant_store_state> self, std::string path,
-    settings_actor settings, nlohmann::json initial_settings) {
+plants_actor::behavior_type plants_behavior(plants_actor::stateful_pointer<plants_state> self,
+                                            std::string path, settings_actor settings,
+                                            nlohmann::json initial_settings) {
   self->state.path = std::move(path);
   self->state.token = token_from(initial_settings);
   load(self);

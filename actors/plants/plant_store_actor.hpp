@@ -22,7 +22,7 @@
 
 namespace mixerd {
 
-struct plant_store_state {
+struct plants_state {
   std::string path;   // DATA_DIR/plants.json
   std::string token;  // plant_store_token; empty refuses every request
   nlohmann::json plants = nlohmann::json::array();  // valid per plants::validate_plants
@@ -31,9 +31,9 @@ struct plant_store_state {
 };
 
 // `settings` (may be invalid, e.g. in tests) is asked for reload notifications.
-plants_actor::behavior_type plant_store_behavior(
-    plants_actor::stateful_pointer<plant_store_state> self, std::string path,
-    settings_actor settings, nlohmann::json initial_settings);
+plants_actor::behavior_type plants_behavior(plants_actor::stateful_pointer<plants_state> self,
+                                            std::string path, settings_actor settings,
+                                            nlohmann::json initial_settings);
 
 // Its row of the capability table (actors/plants/plants_capability.cpp).
 const capability& plants_capability();

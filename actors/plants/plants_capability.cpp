@@ -13,7 +13,7 @@ const capability& plants_capability() {
     c.name = "plants";
     c.spawn = [](spawn_context& ctx) {
       auto plants =
-          ctx.sys.spawn<caf::detached>(plant_store_behavior, ctx.paths.data_dir + "/plants.json",
+          ctx.sys.spawn<caf::detached>(plants_behavior, ctx.paths.data_dir + "/plants.json",
                                        ctx.dir.get<settings_actor>(), ctx.settings);
       return ctx.registered<plants_actor>(plants);
     };

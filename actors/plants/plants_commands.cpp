@@ -46,7 +46,7 @@ std::vector<command> plants_commands() {
       {"plant.delete",
        "Deletes a plant of the plant store (the caller's bearer token is checked)",
        {commands::text("id", 0, "The plant's id, a 64-bit integer")},
-       commands::permission::plant_token,
+       commands::permission::plant_store_token,
        "Plant store unavailable",
        remove},
   };

@@ -311,8 +311,8 @@ profile_content current_content(const profiles_wiring& wiring) {
   if (wiring.mixer_state)
     if (auto latest = wiring.mixer_state->load()) mix = latest->mix;
   macro_pages pages = macros::default_pages();
-  if (wiring.macro_state)
-    if (auto latest = wiring.macro_state->load()) pages = latest->set;
+  if (wiring.macros_state)
+    if (auto latest = wiring.macros_state->load()) pages = latest->set;
   return profiles::content_of(mix, pages);
 }
 

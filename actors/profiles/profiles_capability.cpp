@@ -31,7 +31,7 @@ const capability& profiles_capability() {
     };
     c.events = [] { return list_of_kinds<profile_change>(); };
     c.contribute = [](const directory& dir, nlohmann::json& state) {
-      if (auto view = dir.view<profiles_view>()) state["profiles"] = profiles::list_to_json(*view);
+      if (auto view = dir.view<profiles_view>()) state["profiles"] = profiles::to_json(*view);
     };
     c.commands = profiles_commands;
     c.macro_kinds = profiles_macro_kinds;

@@ -26,7 +26,7 @@ const capability& smarthome_capability() {
     c.events = [] { return list_of_kinds<smarthome_change, smarthome_status>(); };
     c.contribute = [](const directory& dir, nlohmann::json& state) {
       auto view = dir.view<smarthome_view>();
-      state["smarthome"] = smarthome::view_to_json(view ? *view : smarthome_view{});
+      state["smarthome"] = smarthome::to_json(view ? *view : smarthome_view{});
     };
     c.commands = smarthome_commands;
     c.macro_kinds = smarthome_macro_kinds;

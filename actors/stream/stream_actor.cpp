@@ -76,7 +76,7 @@ void announce_status(self_ptr self) {
              event{stream_status{now.connected, now.streaming, now.recording}});
 }
 
-void toast(self_ptr self, toast_content content) {
+void show_toast(self_ptr self, toast_content content) {
   if (self->state.wiring.toast)
     self->send(self->state.wiring.toast, toast_notice{"stream", std::move(content)});
 }
@@ -176,7 +176,7 @@ void set_program_scene(self_ptr self, const std::string& scene) {
   if (st.at != phase::ready) return;
   publish_view(self);
   self->send(st.wiring.hub, caf::publish_atom_v, event{stream_change{scene}});
-  toast(self, stream::scene_toast(scene));
+  show_toast(self, stream::scene_toast(scene));
   refresh_sources(self);
 }
 
@@ -199,7 +199,7 @@ void set_output(self_ptr self, bool recording, bool active) {
   if (st.at != phase::ready) return;
   publish_view(self);
   announce_status(self);
-  toast(self, stream::output_toast(recording, active));
+  show_toast(self, stream::output_toast(recording, active));
 }
 
 void on_event(self_ptr self, const stream::event& e) {

@@ -28,7 +28,7 @@ const capability& stream_capability() {
     };
     c.events = [] { return list_of_kinds<stream_change, stream_status>(); };
     c.contribute = [](const directory& dir, nlohmann::json& state) {
-      if (auto view = dir.view<stream_view>()) state["stream"] = stream::state_body(*view);
+      if (auto view = dir.view<stream_view>()) state["stream"] = stream::to_json(*view);
     };
     c.commands = stream_commands;
     c.macro_kinds = stream_macro_kinds;

@@ -12,7 +12,7 @@ namespace mixerd {
 namespace {
 
 constexpr std::string_view component = "toast";
-using self_ptr = toast_actor::stateful_pointer<toast_actor_state>;
+using self_ptr = toast_actor::stateful_pointer<toast_state>;
 
 void publish_handlers(self_ptr self) {
   self->state.view->store(toast_view{self->state.handlers});
@@ -28,8 +28,8 @@ toast_handler* find_handler(self_ptr self, std::string_view id) {
 // Every toast passes here once, with its outcome.
 void remember(self_ptr self, toast_record record) {
   const auto outcome_index = static_cast<std::size_t>(record.outcome);
-  if (outcome_index < notify::toast_outcome_names.size())
-    metrics::bump(notify::toasts_of_process()[outcome_index]);
+  if (outcome_index < toast::toast_outcome_names.size())
+    metrics::bump(toast::toasts_of_process()[outcome_index]);
   auto& history = self->state.history;
   if (history.size() >= limits::toast_history_size) history.pop_front();
   history.push_back(std::move(record));
@@ -47,7 +47,7 @@ void show(self_ptr self, const std::string& handler, const toast_content& toast)
       }
   }
   st.on_screen_until = now + std::chrono::milliseconds(toast.duration_ms);
-  self->send(st.wiring.device, protocol::host_command{notify::to_device_command(toast)});
+  self->send(st.wiring.device, protocol::host_command{toast::to_device_command(toast)});
   log::debug(component, handler, " toast shown: ", toast.message);
   remember(self, {handler, toast, outcome::shown, false, std::chrono::system_clock::now()});
 }
@@ -163,7 +163,7 @@ toast_handler_list toast_handlers_from_settings(const nlohmann::json& settings,
   return handlers;
 }
 
-toast_actor::behavior_type toast_behavior(toast_actor::stateful_pointer<toast_actor_state> self,
+toast_actor::behavior_type toast_behavior(toast_actor::stateful_pointer<toast_state> self,
                                           toast_wiring wiring, nlohmann::json initial_settings,
                                           std::shared_ptr<published<toast_view>> view) {
   auto& st = self->state;

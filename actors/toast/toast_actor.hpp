@@ -28,10 +28,10 @@ struct toast_wiring {
   device_actor device;
   settings_actor settings;
   // Every handler the capabilities declare (its own first), switched on and loaded as declared.
-  toast_handler_list declared = notify::own_handlers();
+  toast_handler_list declared = toast::own_handlers();
 };
 
-struct toast_actor_state {
+struct toast_state {
   toast_wiring wiring;
   std::shared_ptr<published<toast_view>> view;
   std::string api_key;
@@ -50,7 +50,7 @@ struct toast_actor_state {
 toast_handler_list toast_handlers_from_settings(const nlohmann::json& settings,
                                                 toast_handler_list declared);
 
-toast_actor::behavior_type toast_behavior(toast_actor::stateful_pointer<toast_actor_state> self,
+toast_actor::behavior_type toast_behavior(toast_actor::stateful_pointer<toast_state> self,
                                           toast_wiring wiring, nlohmann::json initial_settings,
                                           std::shared_ptr<published<toast_view>> view);
 

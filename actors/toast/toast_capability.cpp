@@ -27,13 +27,12 @@ const capability& toast_capability() {
     c.subscriptions = toast_subscriptions;
     c.metrics = [](const directory&, metrics::exposition& out) {
       out.family("mixerd_toasts_total", "Toasts handled, by outcome.", "counter");
-      const auto& toasts = notify::toasts_of_process();
+      const auto& toasts = toast::toasts_of_process();
       for (std::size_t i = 0; i < toasts.size(); ++i)
-        out.sample("mixerd_toasts_total",
-                   {{"outcome", std::string(notify::toast_outcome_names[i])}},
+        out.sample("mixerd_toasts_total", {{"outcome", std::string(toast::toast_outcome_names[i])}},
                    metrics::read(toasts[i]));
     };
-    c.toast_handlers = notify::own_handlers;
+    c.toast_handlers = toast::own_handlers;
     c.commands = toast_commands;
     c.settings = toast_settings;
     return c;

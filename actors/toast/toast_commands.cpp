@@ -16,7 +16,7 @@ constexpr std::string_view toast_missing = "Toasts not available";
 // The whole toast request (message, subtitle, icon, color, duration_ms), with the wording of
 // the notification API.
 bool read_toast(const nlohmann::json& input, nlohmann::json& args, commands::problem& why) {
-  auto toast = notify::parse_toast_request(input, why.text);
+  auto toast = toast::parse_toast_request(input, why.text);
   if (!toast) return false;
   args["message"] = toast->message;
   args["subtitle"] = toast->subtitle;
@@ -72,7 +72,7 @@ void switch_handler(const command_call_ptr& call) {
   call->ask(call->dir().get<toast_actor>(), toast_switch{id, call->flag("enabled")},
             [id](const command_call_ptr& c, const toast_switch_result& out) {
               if (!out.found) return c->fail(404, "No handler '" + id + "'");
-              c->ok({{"status", "success"}, {"handler", notify::handler_to_json(out.handler)}});
+              c->ok({{"status", "success"}, {"handler", toast::handler_to_json(out.handler)}});
             });
 }
 
@@ -109,13 +109,13 @@ std::vector<command> toast_commands() {
         later(commands::text("icon", 0, "One of the icon names of GET /api/toast/status")),
         later(commands::text("color", 0, "3 or 6 hex digits, with or without #")),
         later(commands::integer("duration_ms", 1000, 30000, "How long it shows"))},
-       commands::permission::notification_key,
+       commands::permission::toast_api_key,
        toast_missing,
        send},
       {"toast.switch_handler",
        "Switches a toast handler on or off",
        {commands::text("id", 0, "The handler"), enabled},
-       commands::permission::notification_key,
+       commands::permission::toast_api_key,
        toast_missing,
        switch_handler},
       {"toast.handler_loaded",
@@ -127,7 +127,7 @@ std::vector<command> toast_commands() {
       {"toast.regenerate_key",
        "Replaces the notification API key; the old one is refused from then on",
        {},
-       commands::permission::notification_key,
+       commands::permission::toast_api_key,
        toast_missing,
        regenerate_key},
   };

@@ -22,7 +22,7 @@ std::string session_cookie_header(const std::string& id, int max_age, bool tls) 
 
 void get_auth_status(http::exchange& x) {
   auto view = x.dir.view<auth_view>();
-  auto s = view ? auth::check_session(*view, x.session_id) : auth_state{false, true, {}};
+  auto s = view ? auth::check_session(*view, x.session_id) : auth_verdict{false, true, {}};
   nlohmann::json username = nullptr;
   if (s.enabled && s.authenticated) username = s.username;
   reply(x, {{"auth_enabled", s.enabled},

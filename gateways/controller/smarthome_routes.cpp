@@ -11,7 +11,7 @@ namespace {
 
 void get_smarthome(http::exchange& x) {
   auto latest = x.dir.view<smarthome_view>();
-  reply(x, smarthome::view_to_json(latest ? *latest : smarthome_view{}));
+  reply(x, smarthome::to_json(latest ? *latest : smarthome_view{}));
 }
 
 const http::route_registration routes{

@@ -20,11 +20,11 @@ void read_stream(http::exchange& x, Body body) {
 }
 
 void get_scenes(http::exchange& x) {
-  read_stream(x, stream::scenes_body);
+  read_stream(x, stream::scenes_to_json);
 }
 
 void get_sources(http::exchange& x) {
-  read_stream(x, stream::sources_body);
+  read_stream(x, stream::sources_to_json);
 }
 
 const http::route_registration routes{

@@ -47,7 +47,7 @@ response controller_error(int status, std::string_view message) {
   return json_response(status, {{"error", message}});
 }
 
-response notification_error(int status, std::string_view message) {
+response toast_error(int status, std::string_view message) {
   return json_response(status, {{"error", reason_phrase(status)}, {"message", message}});
 }
 

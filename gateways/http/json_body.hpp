@@ -16,7 +16,7 @@ response json_response(int status, const nlohmann::json& body);
 std::string json_text(const nlohmann::json& body);
 
 response controller_error(int status, std::string_view message);
-response notification_error(int status, std::string_view message);
+response toast_error(int status, std::string_view message);
 response plant_store_error(int status, std::string_view message);
 
 // "Not Found", "Bad Request", ... for a status code.

@@ -33,7 +33,7 @@
 
 namespace mixerd::http {
 
-enum class listener_kind { controller, notification, plant_store };
+enum class listener_kind { controller, toast, plants };
 
 struct listener_policy;
 struct route;

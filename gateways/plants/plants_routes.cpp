@@ -40,18 +40,18 @@ void delete_plant(http::exchange& x) {
 }
 
 // The token is the plant store actor's to check (it owns it); the route itself is open.
-const http::route_registration routes{http::listener_kind::plant_store,
+const http::route_registration routes{http::listener_kind::plants,
                                       {{"DELETE", "/plants/{id}", false, delete_plant}}};
 
 }  // namespace
 
 http::listener_policy listener_policy() {
   http::listener_policy p;
-  p.kind = http::listener_kind::plant_store;
+  p.kind = http::listener_kind::plants;
   p.name = "plant store";
   p.errors = plant_store_error;
   // Its command checks the bearer token in the owner (plant.delete).
-  p.grants = {commands::permission::plant_token};
+  p.grants = {commands::permission::plant_store_token};
   p.not_found = "No such endpoint: ";
   return p;
 }

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "gateways/http/json_body.hpp"
-#include "gateways/toast/notification_listener.hpp"
+#include "gateways/toast/toast_listener.hpp"
 #include "protocol/device.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/toast.hpp"
@@ -28,7 +28,7 @@ void get_handlers(http::exchange& x) {
   auto list = nlohmann::json::array();
   if (view)
     for (const auto& h : view->handlers)
-      list.push_back(notify::handler_to_json(h));
+      list.push_back(toast::handler_to_json(h));
   x.respond(json_response(200, {{"status", "success"}, {"handlers", std::move(list)}}));
 }
 
@@ -45,7 +45,7 @@ void get_status(http::exchange& x) {
 }
 
 const http::route_registration routes{
-    http::listener_kind::notification,
+    http::listener_kind::toast,
     {
         {"GET", "/api/toast/health", false, get_health},
         http::command_route("POST", "/api/toast/send", "toast.send"),

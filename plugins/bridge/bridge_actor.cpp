@@ -370,9 +370,9 @@ std::string component_of(const plugin_entry& p) {
 
 }  // namespace bridge
 
-plugins_impl::behavior_type plugins_behavior(
-    plugins_impl::stateful_pointer<plugins_bridge_state> self, plugins_wiring wiring,
-    const nlohmann::json& settings, std::shared_ptr<published<plugins_view>> view) {
+plugins_impl::behavior_type plugins_behavior(plugins_impl::stateful_pointer<plugins_state> self,
+                                             plugins_wiring wiring, const nlohmann::json& settings,
+                                             std::shared_ptr<published<plugins_view>> view) {
   using namespace bridge;
   auto& st = self->state;
   st.wiring = std::move(wiring);

@@ -91,7 +91,7 @@ struct macro_ask {
 
 }  // namespace bridge
 
-struct plugins_bridge_state {
+struct plugins_state {
   // First member: destroyed last, after the processes below have let go of its io_context.
   std::unique_ptr<plugin_io> io;
   plugins_wiring wiring;
@@ -115,9 +115,9 @@ using plugins_impl =
     plugins_actor::extend<caf::reacts_to<plugin_output>, caf::reacts_to<plugin_ended>,
                           caf::reacts_to<plugin_timer>>;
 
-plugins_impl::behavior_type plugins_behavior(
-    plugins_impl::stateful_pointer<plugins_bridge_state> self, plugins_wiring wiring,
-    const nlohmann::json& settings, std::shared_ptr<published<plugins_view>> view);
+plugins_impl::behavior_type plugins_behavior(plugins_impl::stateful_pointer<plugins_state> self,
+                                             plugins_wiring wiring, const nlohmann::json& settings,
+                                             std::shared_ptr<published<plugins_view>> view);
 
 // The folder holding the SDK: <dir of the running binary>/../share/mixerd/python when it has
 // mixerd/runner.py, else the source tree's plugins/python.

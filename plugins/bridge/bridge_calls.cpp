@@ -72,7 +72,7 @@ std::optional<call_error> string_arg(const json& args, const char* name, std::st
   return std::nullopt;
 }
 
-json own_settings(const plugins_bridge_state& st, const std::string& id) {
+json own_settings(const plugins_state& st, const std::string& id) {
   auto e = st.stored.find(id);
   if (e == st.stored.end() || !e->is_object()) return json::object();
   auto s = e->find("settings");
@@ -114,7 +114,7 @@ answer run_for(self_ptr self, const plugin_entry& p, std::string_view command, c
   command_origin origin;
   origin.from = command_origin::front_end::plugin;
   origin.grants = {commands::permission::control, commands::permission::local,
-                   commands::permission::notification_key};
+                   commands::permission::toast_api_key};
   origin.who = "plugin " + p.info.id;
   commands->run(self, std::move(origin), command, input,
                 [self, reply, answer = std::move(answer)](command_result r) {

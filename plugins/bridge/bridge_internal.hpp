@@ -9,7 +9,7 @@
 
 namespace mixerd::bridge {
 
-using self_ptr = plugins_impl::stateful_pointer<plugins_bridge_state>;
+using self_ptr = plugins_impl::stateful_pointer<plugins_state>;
 
 // Lists every plugin folder (sorted) into the state's plugins: manifest checked, switch from the
 // stored settings. Starts none.

@@ -303,7 +303,7 @@ def random_bytes(rng, ctx):
 
 
 def bad_plants(rng, ctx):
-    token = ctx.plant_token if rng.random() < 0.5 else "wrong"
+    token = ctx.plant_store_token if rng.random() < 0.5 else "wrong"
     path = rng.choice(["/plants/", "/plants//1", "/plants/1/", "/plants/+1", "/plants/1e3",
                        "/plants/99999999999999999999999", "/plants/%zz", "/plants/%00", "/plants/-0x1",
                        "/plants/" + "9" * 40])

@@ -38,7 +38,7 @@ class Context:
         with open(os.path.join(daemon.data_dir, "settings.json")) as f:
             settings = json.load(f)
         self.api_key = settings["toast_api_key"]
-        self.plant_token = settings["plant_store_token"]
+        self.plant_store_token = settings["plant_store_token"]
         self.ports = {CONTROLLER: daemon.ports["controller"], NOTIFICATION: daemon.ports["notification API"],
                       PLANTS: daemon.ports["plant store"]}
         self.rng = rng

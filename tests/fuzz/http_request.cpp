@@ -50,7 +50,7 @@
 #include "gateways/http/io_actor.hpp"
 #include "gateways/http/router.hpp"
 #include "gateways/plants/plants_listener.hpp"
-#include "gateways/toast/notification_listener.hpp"
+#include "gateways/toast/toast_listener.hpp"
 #include "plugins/bridge/plugins_commands.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/uri.hpp"
@@ -124,10 +124,10 @@ struct world {
     listeners.push_back({http::listener_kind::controller,
                          http::make_router(runner, actor, controller_policy),
                          {200, 201, 204, 400, 401, 403, 404, 405, 409, 429, 500, 503}});
-    listeners.push_back({http::listener_kind::notification,
+    listeners.push_back({http::listener_kind::toast,
                          http::make_router(runner, actor, notification_policy),
                          {200, 400, 401, 404, 405, 429, 503}});
-    listeners.push_back({http::listener_kind::plant_store,
+    listeners.push_back({http::listener_kind::plants,
                          http::make_router(runner, actor, plants_policy),
                          {204, 400, 401, 404, 405, 500, 503}});
     sched.run();
@@ -186,11 +186,11 @@ void check_answer(const listener& l, const http::request& req, const http::respo
       // A 500 names what failed (a profile that could not be written), never an exception.
       FUZZ_CHECK(body.at("error") != "Internal error", context);
       break;
-    case http::listener_kind::notification:
+    case http::listener_kind::toast:
       FUZZ_CHECK(body.size() == 2 && is_string(body, "error") && is_string(body, "message"),
                  context);
       break;
-    case http::listener_kind::plant_store:
+    case http::listener_kind::plants:
       FUZZ_CHECK(body.size() == 2 && body.contains("error") && body.at("error") == res.status &&
                      is_string(body, "message"),
                  context);

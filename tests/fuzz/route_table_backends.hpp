@@ -155,7 +155,7 @@ inline device_actor::behavior_type device_backend() {
 
 inline auth_actor::behavior_type auth_backend() {
   return {
-      [](const auth_check&) -> auth_state { not_from_a_route("auth_check"); },
+      [](const auth_check&) -> auth_verdict { not_from_a_route("auth_check"); },
       [](const login_attempt& a) {
         FUZZ_CHECK(a.username.size() <= 1024 && a.password.size() <= 1024);
         FUZZ_CHECK(a.address == "127.0.0.1", a.address);
@@ -199,17 +199,17 @@ inline toast_actor::behavior_type toast_backend() {
       [](const toast_post& p) {
         FUZZ_CHECK(p.handler == "api");
         const auto& t = p.toast;
-        FUZZ_CHECK(!t.message.empty() && notify::utf8_length(t.message) <= 30, t.message);
-        FUZZ_CHECK(notify::utf8_length(t.subtitle) <= 40, t.subtitle);
+        FUZZ_CHECK(!t.message.empty() && toast::utf8_length(t.message) <= 30, t.message);
+        FUZZ_CHECK(toast::utf8_length(t.subtitle) <= 40, t.subtitle);
         FUZZ_CHECK(t.duration_ms >= 1000 && t.duration_ms <= 30000);
-        const auto& icons = notify::icon_names();
+        const auto& icons = toast::icon_names();
         FUZZ_CHECK(std::find(icons.begin(), icons.end(), t.icon) != icons.end(), t.icon);
         FUZZ_CHECK(
             t.color.empty() || (t.color.size() == 6 &&
                                 t.color.find_first_not_of("0123456789ABCDEF") == std::string::npos),
             t.color);
         // The device line of an accepted toast always fits and reads back as a toast.
-        const auto line = protocol::encode_host_command(notify::to_device_command(t));
+        const auto line = protocol::encode_host_command(toast::to_device_command(t));
         FUZZ_CHECK(line.text.size() <= limits::max_line_bytes, line.text);
         FUZZ_CHECK(
             std::holds_alternative<protocol::cmd_toast>(protocol::parse_host_line(line.text)),

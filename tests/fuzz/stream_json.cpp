@@ -25,13 +25,13 @@ void check_lists(const json& data, const std::string& context) {
     view.connected = true;
     view.scenes = list->scenes;
     view.current = list->current;
-    (void)stream::scenes_body(view).dump(-1, ' ', false, json::error_handler_t::replace);
+    (void)stream::scenes_to_json(view).dump(-1, ' ', false, json::error_handler_t::replace);
   }
   if (auto items = stream::scene_items_of(data)) {
     FUZZ_CHECK(data.contains("sceneItems") && items->size() == data["sceneItems"].size(), context);
     stream_view view;
     view.sources = *items;
-    (void)stream::state_body(view).dump(-1, ' ', false, json::error_handler_t::replace);
+    (void)stream::to_json(view).dump(-1, ' ', false, json::error_handler_t::replace);
   }
   (void)stream::output_active_of(data);
 }

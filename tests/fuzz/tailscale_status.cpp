@@ -24,7 +24,7 @@ bool is_address(const std::string& text) {
 
 void check_body(const network_snapshot& facts, const std::string& bind, bool tls,
                 const std::string& context) {
-  const auto body = network::network_info_json(facts, bind, 8889, tls);
+  const auto body = network::network_info_to_json(facts, bind, 8889, tls);
   const auto text = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   const auto back = nlohmann::json::parse(text, nullptr, false);
   FUZZ_CHECK(back.is_object() && back["addresses"].is_array(), context);

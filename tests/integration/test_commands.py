@@ -34,7 +34,7 @@ def test_the_list_names_every_command_with_typed_parameters(connected):
     assert action["values"] == ["play_pause", "play", "pause", "next", "previous", "stop"]
     trigger = {p["name"]: p for p in by_name["macro.trigger"]["params"]}
     assert trigger["page"]["required"] is False and trigger["index"]["required"] is True
-    assert by_name["toast.send"]["permission"] == "notification_key"
+    assert by_name["toast.send"]["permission"] == "toast_api_key"
     assert by_name["device.send"]["permission"] == "local"
     for command in listed:
         assert command["description"], command["name"]

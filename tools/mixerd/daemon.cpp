@@ -22,7 +22,7 @@
 #include "gateways/http/router.hpp"
 #include "gateways/plants/plants_listener.hpp"
 #include "gateways/socketio/service.hpp"
-#include "gateways/toast/notification_listener.hpp"
+#include "gateways/toast/toast_listener.hpp"
 #include "protocol/host_names.hpp"
 #include "protocol/mdns.hpp"
 #include "protocol/network.hpp"

@@ -6,8 +6,8 @@
 #include "protocol/types.hpp"
 #include "tools/mixerd/capability_table.hpp"
 #include "tools/mixerd/command_line.hpp"
-#include "tools/mixerd/commands.hpp"
 #include "tools/mixerd/daemon.hpp"
+#include "tools/mixerd/subcommands.hpp"
 #include "tools/mixerd/system.hpp"
 
 int main(int argc, char** argv) {

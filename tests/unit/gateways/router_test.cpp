@@ -23,7 +23,7 @@
 #include "actors/mixer/mixer_actor.hpp"
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/plants/plants_listener.hpp"
-#include "gateways/toast/notification_listener.hpp"
+#include "gateways/toast/toast_listener.hpp"
 #include "protocol/json.hpp"
 #include "protocol/toast.hpp"
 #include "tests/unit/support/actors.hpp"
@@ -188,14 +188,14 @@ const std::vector<documented_route>& documented_routes() {
       {listener_kind::controller, "GET", "/", true},
       {listener_kind::controller, "GET", "/login", false},
       {listener_kind::controller, "GET", "/assets/{path}", false},
-      {listener_kind::notification, "GET", "/api/toast/health", false},
-      {listener_kind::notification, "POST", "/api/toast/send", true},
-      {listener_kind::notification, "GET", "/api/toast/handlers", true},
-      {listener_kind::notification, "POST", "/api/toast/handlers/{id}", true},
-      {listener_kind::notification, "GET", "/api/toast/status", true},
-      {listener_kind::notification, "GET", "/api/toast/network", true},
-      {listener_kind::notification, "POST", "/api/toast/regenerate", true},
-      {listener_kind::plant_store, "DELETE", "/plants/{id}", false},
+      {listener_kind::toast, "GET", "/api/toast/health", false},
+      {listener_kind::toast, "POST", "/api/toast/send", true},
+      {listener_kind::toast, "GET", "/api/toast/handlers", true},
+      {listener_kind::toast, "POST", "/api/toast/handlers/{id}", true},
+      {listener_kind::toast, "GET", "/api/toast/status", true},
+      {listener_kind::toast, "GET", "/api/toast/network", true},
+      {listener_kind::toast, "POST", "/api/toast/regenerate", true},
+      {listener_kind::plants, "DELETE", "/plants/{id}", false},
   };
   return routes;
 }
@@ -210,7 +210,7 @@ std::string example_path(const documented_route& r) {
     out += path.substr(0, open);
     if (open == std::string_view::npos) break;
     auto close = path.find('}', open);
-    out += r.listener == listener_kind::notification ? "system" : "1";
+    out += r.listener == listener_kind::toast ? "system" : "1";
     path.remove_prefix(close + 1);
   }
   return out;
@@ -236,8 +236,8 @@ std::set<std::tuple<listener_kind, std::string, std::string>> headings_of_api_md
     if (line.rfind("## ", 0) == 0) {
       section.reset();
       if (line.rfind("## 2.", 0) == 0) section = listener_kind::controller;
-      if (line.rfind("## 4.", 0) == 0) section = listener_kind::notification;
-      if (line.rfind("## 5.", 0) == 0) section = listener_kind::plant_store;
+      if (line.rfind("## 4.", 0) == 0) section = listener_kind::toast;
+      if (line.rfind("## 5.", 0) == 0) section = listener_kind::plants;
       continue;
     }
     if (!section || line.rfind("#### ", 0) != 0) continue;
@@ -255,9 +255,9 @@ const char* name_of(listener_kind kind) {
   switch (kind) {
     case listener_kind::controller:
       return "controller";
-    case listener_kind::notification:
+    case listener_kind::toast:
       return "notification";
-    case listener_kind::plant_store:
+    case listener_kind::plants:
       return "plant store";
   }
   return "?";
@@ -295,15 +295,13 @@ TEST_CASE("every documented route is registered with its method and credential f
     CHECK(r->needs_credentials == doc.needs_credentials);
     CHECK(static_cast<bool>(r->handler));
     // Registered on its own listener only.
-    for (auto other :
-         {listener_kind::controller, listener_kind::notification, listener_kind::plant_store})
+    for (auto other : {listener_kind::controller, listener_kind::toast, listener_kind::plants})
       if (other != doc.listener) CHECK(served_by(other, doc.method, path) == nullptr);
   }
 }
 
 TEST_CASE("no listener has a route that is not documented") {
-  for (auto kind :
-       {listener_kind::controller, listener_kind::notification, listener_kind::plant_store}) {
+  for (auto kind : {listener_kind::controller, listener_kind::toast, listener_kind::plants}) {
     CAPTURE(name_of(kind));
     for (const auto& r : http::routes_of(kind)) {
       CAPTURE(r.method);
@@ -319,8 +317,7 @@ TEST_CASE("no listener has a route that is not documented") {
     }
   }
   // And no route twice: as many routes as documented ones.
-  for (auto kind :
-       {listener_kind::controller, listener_kind::notification, listener_kind::plant_store}) {
+  for (auto kind : {listener_kind::controller, listener_kind::toast, listener_kind::plants}) {
     CAPTURE(name_of(kind));
     const auto documented =
         std::count_if(documented_routes().begin(), documented_routes().end(),
@@ -617,7 +614,7 @@ TEST_CASE_FIXTURE(notification_fixture, "notification: handlers come from the to
   CHECK(body["status"] == "success");
   REQUIRE(body["handlers"].size() == 6);
   CHECK(body["handlers"][0] ==
-        mixerd::notify::handler_to_json(mixerd::test::every_toast_handler()[0]));
+        mixerd::toast::handler_to_json(mixerd::test::every_toast_handler()[0]));
 }
 
 // ---- Plant store listener ---------------------------------------------------------------------

@@ -103,7 +103,7 @@ TEST_CASE("the integrations' events carry the API's shapes") {
         nlohmann::json{{"connected", true}, {"streaming", false}, {"recording", true}});
   CHECK(stream_change{"Live"}.to_json() == nlohmann::json{{"scene", "Live"}});
   CHECK(music_change{}.to_json().is_null());
-  music_state track{"mpv", "Playing", "Tone", "A, B", "Album", "", 600000};
+  now_playing track{"mpv", "Playing", "Tone", "A, B", "Album", "", 600000};
   CHECK(music_change{track}.to_json()["artist"] == "A, B");
   CHECK(music_change{track}.to_json()["length_ms"] == 600000);
 }

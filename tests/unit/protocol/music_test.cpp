@@ -32,8 +32,8 @@ std::map<std::string, music::player> players_of(std::vector<music::player> list)
   return out;
 }
 
-music_state song(std::string title, std::string artist = "A", std::string player = "mpv") {
-  music_state s;
+now_playing song(std::string title, std::string artist = "A", std::string player = "mpv") {
+  now_playing s;
   s.player = std::move(player);
   s.status = "Playing";
   s.title = std::move(title);
@@ -182,11 +182,11 @@ TEST_CASE("the music toast: title as the message, artist as the subtitle, icon p
   // Longer texts are cut by characters, never inside one.
   const std::string long_title = "\xC3\xA9" + std::string(40, 'x');  // é then 40 x
   auto cut = music::toast_of(song(long_title, std::string(50, 'y')));
-  CHECK(notify::utf8_length(cut.message) == 30);
+  CHECK(toast::utf8_length(cut.message) == 30);
   CHECK(cut.message.substr(0, 2) == "\xC3\xA9");
   CHECK(cut.subtitle == std::string(40, 'y'));
   // Commas and backslashes in a title are escaped on the device line.
-  auto line = protocol::encode_host_command(notify::to_device_command([] {
+  auto line = protocol::encode_host_command(toast::to_device_command([] {
     auto toast = music::toast_of(song("Hello, World", "A\\B"));
     toast.color = "1DB954";
     return toast;

@@ -150,13 +150,13 @@ TEST_CASE("without the command, an overlay interface or address stands for the o
 }
 
 TEST_CASE("bind 0.0.0.0: localhost, every IPv4 interface address, the overlay marked") {
-  auto body = network::network_info_json(facts({{"lo", "127.0.0.1"},
-                                                {"eth0", "192.168.1.20"},
-                                                {"eth0", "fe80::1"},
-                                                {"wlan0", "10.0.0.7"},
-                                                {"tailscale0", "100.101.102.103"}},
-                                               running_overlay()),
-                                         "0.0.0.0", 8889, false);
+  auto body = network::network_info_to_json(facts({{"lo", "127.0.0.1"},
+                                                   {"eth0", "192.168.1.20"},
+                                                   {"eth0", "fe80::1"},
+                                                   {"wlan0", "10.0.0.7"},
+                                                   {"tailscale0", "100.101.102.103"}},
+                                                  running_overlay()),
+                                            "0.0.0.0", 8889, false);
   CHECK(body["status"] == "success");
   CHECK(
       body["addresses"] ==
@@ -176,8 +176,8 @@ TEST_CASE("bind 0.0.0.0: localhost, every IPv4 interface address, the overlay ma
 }
 
 TEST_CASE("an overlay without an interface (user-space networking) is still a route") {
-  auto body = network::network_info_json(facts({{"eth0", "192.168.1.20"}}, running_overlay()),
-                                         "0.0.0.0", 8889, false);
+  auto body = network::network_info_to_json(facts({{"eth0", "192.168.1.20"}}, running_overlay()),
+                                            "0.0.0.0", 8889, false);
   REQUIRE(body["addresses"].size() == 3);
   CHECK(body["addresses"][2]["ip"] == "100.101.102.103");
   CHECK(body["addresses"][2]["overlay"] == true);
@@ -185,8 +185,8 @@ TEST_CASE("an overlay without an interface (user-space networking) is still a ro
 }
 
 TEST_CASE("with HTTPS every route says so, and the overlay route uses its name") {
-  auto body = network::network_info_json(facts({{"eth0", "192.168.1.20"}}, running_overlay()),
-                                         "0.0.0.0", 8889, true);
+  auto body = network::network_info_to_json(facts({{"eth0", "192.168.1.20"}}, running_overlay()),
+                                            "0.0.0.0", 8889, true);
   for (const auto& a : body["addresses"])
     CHECK(a["https"] == true);
   CHECK(body["addresses"][0]["url"] == "https://localhost:8889");
@@ -196,17 +196,18 @@ TEST_CASE("with HTTPS every route says so, and the overlay route uses its name")
 }
 
 TEST_CASE("recommended: local without an overlay, localhost without a network") {
-  auto local = network::network_info_json(facts({{"eth0", "192.168.1.20"}}), "0.0.0.0", 1, false);
+  auto local =
+      network::network_info_to_json(facts({{"eth0", "192.168.1.20"}}), "0.0.0.0", 1, false);
   CHECK(local["recommended"] == "local");
   CHECK_FALSE(local["addresses"][1].contains("overlay"));
   CHECK_FALSE(local["addresses"][1].contains("https"));
-  auto alone = network::network_info_json(facts({{"lo", "127.0.0.1"}}), "0.0.0.0", 1, false);
+  auto alone = network::network_info_to_json(facts({{"lo", "127.0.0.1"}}), "0.0.0.0", 1, false);
   CHECK(alone["addresses"].size() == 1);
   CHECK(alone["recommended"] == "localhost");
   overlay_status stopped;
   stopped.installed = true;
-  auto off =
-      network::network_info_json(facts({{"eth0", "192.168.1.20"}}, stopped), "0.0.0.0", 1, false);
+  auto off = network::network_info_to_json(facts({{"eth0", "192.168.1.20"}}, stopped), "0.0.0.0", 1,
+                                           false);
   CHECK(off["recommended"] == "local");
   CHECK(off["overlay"]["installed"] == true);
   CHECK(off["overlay"]["running"] == false);
@@ -215,22 +216,22 @@ TEST_CASE("recommended: local without an overlay, localhost without a network") 
 TEST_CASE("a specific bind address is the only route") {
   auto all =
       facts({{"eth0", "192.168.1.20"}, {"tailscale0", "100.101.102.103"}}, running_overlay());
-  auto loop = network::network_info_json(all, "127.0.0.1", 8889, false);
+  auto loop = network::network_info_to_json(all, "127.0.0.1", 8889, false);
   CHECK(loop["addresses"] ==
         json::array(
             {{{"ip", "127.0.0.1"}, {"url", "http://127.0.0.1:8889"}, {"type", "This computer"}}}));
   CHECK(loop["recommended"] == "localhost");
-  auto lan = network::network_info_json(all, "192.168.1.20", 8889, false);
+  auto lan = network::network_info_to_json(all, "192.168.1.20", 8889, false);
   CHECK(lan["addresses"].size() == 1);
   CHECK(lan["addresses"][0]["type"] == "Local network");
   CHECK(lan["recommended"] == "local");
-  auto ovl = network::network_info_json(all, "100.101.102.103", 8889, false);
+  auto ovl = network::network_info_to_json(all, "100.101.102.103", 8889, false);
   CHECK(ovl["addresses"][0]["overlay"] == true);
   CHECK(ovl["recommended"] == "overlay");
 }
 
 TEST_CASE("bind :: adds IPv6 addresses in brackets, never link-local ones") {
-  auto body = network::network_info_json(
+  auto body = network::network_info_to_json(
       facts({{"eth0", "192.168.1.20"}, {"eth0", "fe80::1"}, {"eth0", "2001:db8::5"}}), "::", 80,
       false);
   REQUIRE(body["addresses"].size() == 3);

@@ -332,7 +332,7 @@ TEST_CASE("connects, macro pages, profiles and track changes map to their hooks"
 
   CHECK(hooks(profile_change{"Gaming"}, mapper)[0].args == json_value::array({"Gaming"}));
 
-  music_state song;
+  now_playing song;
   song.player = "mpv";
   song.title = "One";
   song.artist = "A";

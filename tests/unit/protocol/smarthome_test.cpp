@@ -228,14 +228,14 @@ TEST_CASE("a state object as a Smart-home device") {
 
 TEST_CASE("the API body and the toast of a toggle") {
   mixerd::smarthome_view view{true, {*smarthome::device_of(light({{"friendly_name", "Desk"}}))}};
-  CHECK(smarthome::view_to_json(view) == json{{"connected", true},
-                                              {"devices",
-                                               {{{"entity_id", "light.desk"},
-                                                 {"friendly_name", "Desk"},
-                                                 {"state", "on"},
-                                                 {"brightness", nullptr},
-                                                 {"domain", "light"}}}}});
-  CHECK(smarthome::view_to_json({}) == json{{"connected", false}, {"devices", json::array()}});
+  CHECK(smarthome::to_json(view) == json{{"connected", true},
+                                         {"devices",
+                                          {{{"entity_id", "light.desk"},
+                                            {"friendly_name", "Desk"},
+                                            {"state", "on"},
+                                            {"brightness", nullptr},
+                                            {"domain", "light"}}}}});
+  CHECK(smarthome::to_json({}) == json{{"connected", false}, {"devices", json::array()}});
   mixerd::smarthome_device d;
   d.friendly_name = "A very long friendly name \xE2\x98\x86 of a lamp";
   d.state = "off";

@@ -138,16 +138,16 @@ TEST_CASE("settings: defaults, URLs, and the password never in an error") {
 
 TEST_CASE("API bodies and toasts") {
   mixerd::stream_view view;
-  CHECK(stream::state_body(view) == json::parse(R"({"connected":false,"streaming":false,)"
-                                                R"("recording":false,"scenes":[],"current":null,)"
-                                                R"("sources":[]})"));
+  CHECK(stream::to_json(view) == json::parse(R"({"connected":false,"streaming":false,)"
+                                             R"("recording":false,"scenes":[],"current":null,)"
+                                             R"("sources":[]})"));
   view.connected = true;
   view.scenes = {"A", "B"};
   view.current = "B";
   view.sources = {{"Cam", 3, true}, {"Bg", 1, false}};
-  CHECK(stream::scenes_body(view) == json::parse(R"({"scenes":["A","B"],"current":"B"})"));
-  CHECK(stream::sources_body(view) == json::parse(R"({"sources":["Cam","Bg"]})"));
-  CHECK(stream::state_body(view)["current"] == "B");
+  CHECK(stream::scenes_to_json(view) == json::parse(R"({"scenes":["A","B"],"current":"B"})"));
+  CHECK(stream::sources_to_json(view) == json::parse(R"({"sources":["Cam","Bg"]})"));
+  CHECK(stream::to_json(view)["current"] == "B");
 
   auto t = stream::scene_toast("A scene with a name far too long\nfor the screen");
   CHECK(t.message == "A scene with a name far too lo");

@@ -9,7 +9,7 @@
 
 using json = nlohmann::json;
 using mixerd::toast_content;
-namespace notify = mixerd::notify;
+namespace toast = mixerd::toast;
 namespace protocol = mixerd::protocol;
 
 namespace {
@@ -17,14 +17,14 @@ namespace {
 // The error of a refused body; fails the test when the body is accepted.
 std::string refusal(const json& body) {
   std::string error;
-  auto t = notify::parse_toast_request(body, error);
+  auto t = toast::parse_toast_request(body, error);
   CHECK_FALSE(t.has_value());
   return error;
 }
 
 toast_content accepted(const json& body) {
   std::string error;
-  auto t = notify::parse_toast_request(body, error);
+  auto t = toast::parse_toast_request(body, error);
   REQUIRE_MESSAGE(t.has_value(), error);
   return *t;
 }
@@ -88,12 +88,12 @@ TEST_CASE("text limits count characters, not bytes") {
   for (int i = 0; i < 30; ++i)
     emoji += "\xF0\x9F\x8E\xB5";
   CHECK(accepted({{"message", emoji}}).message.size() == 120);
-  CHECK(notify::utf8_length("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x8E\xB5") == 4);
+  CHECK(toast::utf8_length("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x8E\xB5") == 4);
 }
 
 TEST_CASE("icon must be one of the sixteen names") {
-  CHECK(notify::icon_names().size() == 16);
-  for (auto name : notify::icon_names())
+  CHECK(toast::icon_names().size() == 16);
+  for (auto name : toast::icon_names())
     CHECK(accepted({{"message", "m"}, {"icon", name}}).icon == name);
   auto error = refusal({{"message", "m"}, {"icon", "rocket"}});
   CHECK(error.rfind("icon must be one of bell, checkmark, warning", 0) == 0);
@@ -129,7 +129,7 @@ TEST_CASE("a toast becomes an escaped TOAST line") {
                      {"icon", "warning"},
                      {"duration_ms", 4000},
                      {"color", "#f00"}});
-  CHECK(protocol::encode_host_command(notify::to_device_command(t)).text ==
+  CHECK(protocol::encode_host_command(toast::to_device_command(t)).text ==
         "TOAST,4000,warning,FF0000,Build\\, done,C:\\\\out");
 }
 
@@ -141,12 +141,12 @@ TEST_CASE("the handlers: six, each with a # colour, all but plugins loaded") {
     CHECK(handlers[i].id == ids[i]);
     CHECK(handlers[i].enabled);
     CHECK(handlers[i].loaded == (handlers[i].id != "plugins"));
-    CHECK(notify::normalize_color(handlers[i].color).has_value());
+    CHECK(toast::normalize_color(handlers[i].color).has_value());
     CHECK(handlers[i].color.front() == '#');
   }
-  CHECK(notify::handler_to_json(handlers[0]) == json{{"id", "api"},
-                                                     {"name", "API Receiver"},
-                                                     {"enabled", true},
-                                                     {"loaded", true},
-                                                     {"color", "#3B82F6"}});
+  CHECK(toast::handler_to_json(handlers[0]) == json{{"id", "api"},
+                                                    {"name", "API Receiver"},
+                                                    {"enabled", true},
+                                                    {"loaded", true},
+                                                    {"color", "#3B82F6"}});
 }

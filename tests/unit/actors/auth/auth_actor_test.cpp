@@ -21,7 +21,7 @@ using mixerd::auth_actor;
 using mixerd::auth_behavior;
 using mixerd::auth_check;
 using mixerd::auth_config_from_settings;
-using mixerd::auth_state;
+using mixerd::auth_verdict;
 using mixerd::auth_view;
 using mixerd::auth_view_of;
 using mixerd::login_attempt;
@@ -69,8 +69,8 @@ struct auth_fixture : mixerd::test::actor_fixture {
                                             login_attempt{username, password, remember, address});
   }
 
-  auth_state check(const std::string& session_id) {
-    return mixerd::test::ask<auth_state>(client, auth, auth_check{session_id});
+  auth_verdict check(const std::string& session_id) {
+    return mixerd::test::ask<auth_verdict>(client, auth, auth_check{session_id});
   }
 
   // The published table as it is now.

@@ -66,7 +66,7 @@ struct macro_fixture {
                            &io.io,
                            &runner,
                            {"plugin.intercept"}};
-    macros = actors.spawn(m::macro_behavior, wiring, initial, view);
+    macros = actors.spawn(m::macros_behavior, wiring, initial, view);
     REQUIRE(receive_within(settings, [&](m::watch_atom, const caf::actor&) {}));
   }
 

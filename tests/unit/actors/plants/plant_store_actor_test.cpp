@@ -14,8 +14,8 @@ using json = nlohmann::json;
 namespace plants = mixerd::plants;
 using mixerd::plant_delete;
 using mixerd::plant_delete_outcome;
-using mixerd::plant_store_behavior;
 using mixerd::plants_actor;
+using mixerd::plants_behavior;
 using mixerd::settings_actor;
 using mixerd::settings_reloaded;
 using mixerd::watch_atom;
@@ -37,7 +37,7 @@ struct plants_fixture : actor_fixture {
 
   // `settings` may be invalid: the store then watches nothing.
   plants_actor start(const settings_actor& settings = {}) {
-    return spawn(plant_store_behavior, path, settings, json{{"plant_store_token", token}});
+    return spawn(plants_behavior, path, settings, json{{"plant_store_token", token}});
   }
 
   plant_delete_outcome ask(const plants_actor& store, std::optional<std::int64_t> id,

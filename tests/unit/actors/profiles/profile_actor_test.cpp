@@ -38,14 +38,14 @@ struct profiles_fixture : mixerd::test::actor_fixture {
   std::shared_ptr<mixerd::published<mixerd::mixer_view>> mixer_state =
       std::make_shared<mixerd::published<mixerd::mixer_view>>(
           mixerd::mixer_view_of(mixerd::mixer_snapshot{}));
-  std::shared_ptr<mixerd::published<mixerd::macro_view>> macro_state;
+  std::shared_ptr<mixerd::published<mixerd::macro_view>> macros_state;
   std::shared_ptr<mixerd::published<profiles_view>> view;
   mixerd::profiles_actor actor;
 
   profiles_fixture() {
     mixerd::macro_view pages;
     pages.set = mixerd::macros::default_pages();
-    macro_state = std::make_shared<mixerd::published<mixerd::macro_view>>(std::move(pages));
+    macros_state = std::make_shared<mixerd::published<mixerd::macro_view>>(std::move(pages));
   }
 
   void set_volume(int volume) {
@@ -63,7 +63,7 @@ struct profiles_fixture : mixerd::test::actor_fixture {
         playing<mixerd::hub_actor>(hub),
         playing<mixerd::settings_actor>(settings),
         mixer_state,
-        macro_state};
+        macros_state};
     auto opened = mixerd::open_profiles(folder, initial_settings, current_content(wiring));
     view = std::make_shared<mixerd::published<profiles_view>>(
         profiles_view{opened.profiles, opened.current});

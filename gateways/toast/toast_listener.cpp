@@ -1,4 +1,4 @@
-#include "gateways/toast/notification_listener.hpp"
+#include "gateways/toast/toast_listener.hpp"
 
 #include "gateways/http/json_body.hpp"
 #include "protocol/toast.hpp"
@@ -44,11 +44,11 @@ void admission_gate(const std::shared_ptr<http::exchange>& held, const http::rou
 
 http::listener_policy listener_policy(listener_facts facts) {
   http::listener_policy p;
-  p.kind = http::listener_kind::notification;
+  p.kind = http::listener_kind::toast;
   p.name = "notification";
-  p.errors = http::notification_error;
+  p.errors = http::toast_error;
   // The gate admitted the key: what this listener runs needs it.
-  p.grants = {commands::permission::notification_key};
+  p.grants = {commands::permission::toast_api_key};
   p.not_found = "No such endpoint: ";
   p.tls = facts.tls;
   p.gate = admission_gate;

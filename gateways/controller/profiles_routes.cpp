@@ -43,7 +43,7 @@ void read_profiles(http::exchange& x, View view) {
 }
 
 void get_profiles(http::exchange& x) {
-  read_profiles(x, [](const profiles_view& v) { return profiles::list_to_json(v); });
+  read_profiles(x, [](const profiles_view& v) { return profiles::to_json(v); });
 }
 
 void get_current(http::exchange& x) {

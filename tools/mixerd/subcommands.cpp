@@ -1,4 +1,4 @@
-#include "tools/mixerd/commands.hpp"
+#include "tools/mixerd/subcommands.hpp"
 
 #include <signal.h>
 #include <termios.h>
@@ -40,7 +40,7 @@ std::optional<std::string> read_secret_line(const char* prompt) {
   return line;
 }
 
-void notify_daemon(const settings_file::paths& paths) {
+void reload_daemon(const settings_file::paths& paths) {
   if (auto pid = settings_file::running_daemon(paths.pid()); pid && *pid > 0) {
     if (::kill(static_cast<pid_t>(*pid), SIGHUP) == 0)
       std::cerr << "mixerd: told the running daemon (pid " << *pid << ") to reload settings\n";
@@ -60,7 +60,7 @@ int modify_settings(const settings_file::paths& paths,
     std::cerr << "mixerd: " << result.error << "\n";
     return result.exit_code;
   }
-  if (result.changed) notify_daemon(paths);
+  if (result.changed) reload_daemon(paths);
   return 0;
 }
 
