@@ -20,5 +20,7 @@ CAF_ADD_ATOM(mixerd, mixerd, regenerate_atom, "regenerate")
 CAF_ADD_ATOM(mixerd, mixerd, history_atom, "history")
 CAF_ADD_ATOM(mixerd, mixerd, overlay_atom, "overlay")
 CAF_ADD_ATOM(mixerd, mixerd, sweep_atom, "sweep")
+// The listeners answer: what is slow to start (connections, processes) may start now.
+CAF_ADD_ATOM(mixerd, mixerd, ready_atom, "ready")
 // stream
 CAF_ADD_ATOM(mixerd, mixerd, deadline_atom, "deadline")

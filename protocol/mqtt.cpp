@@ -363,11 +363,13 @@ std::string default_name(const entity& e) {
   return {};
 }
 
-nlohmann::json discovery_config(const settings& s, const entity& e, const discovery_context& c) {
-  const std::string object = object_id(e);
+namespace {
+
+// What every entity's config shares: its ids, the node's availability and the device it is on.
+json entity_config(const settings& s, const std::string& object, const std::string& name) {
   const std::string unique = "mixerd_" + s.node_id + "_" + object;
-  json config{
-      {"name", c.name.empty() ? default_name(e) : c.name},
+  return {
+      {"name", name},
       {"unique_id", unique},
       {"object_id", unique},
       {"availability_topic", availability_topic(s.node_id)},
@@ -380,6 +382,12 @@ nlohmann::json discovery_config(const settings& s, const entity& e, const discov
         {"model", "USB mixer"},
         {"sw_version", app_version}}},
   };
+}
+
+}  // namespace
+
+nlohmann::json discovery_config(const settings& s, const entity& e, const discovery_context& c) {
+  json config = entity_config(s, object_id(e), c.name.empty() ? default_name(e) : c.name);
   if (auto state = state_topic(s.node_id, e); !state.empty()) config["state_topic"] = state;
   if (auto command = command_topic(s.node_id, e); !command.empty())
     config["command_topic"] = command;
@@ -408,6 +416,23 @@ nlohmann::json discovery_config(const settings& s, const entity& e, const discov
       config["device_class"] = "connectivity";
       break;
   }
+  return config;
+}
+
+std::string sensor_state_topic(std::string_view node_id, std::string_view object_id) {
+  return base_topic(node_id) + "/sensor/" + std::string(object_id) + "/state";
+}
+
+std::string sensor_config_topic(const settings& s, std::string_view object_id) {
+  return s.discovery_prefix + "/sensor/" + s.node_id + "/" + std::string(object_id) + "/config";
+}
+
+nlohmann::json sensor_config(const settings& s, const sensor_reading& r) {
+  json config = entity_config(s, r.object_id, r.name);
+  config["state_topic"] = sensor_state_topic(s.node_id, r.object_id);
+  if (!r.unit.empty()) config["unit_of_measurement"] = r.unit;
+  if (!r.device_class.empty()) config["device_class"] = r.device_class;
+  if (!r.state_class.empty()) config["state_class"] = r.state_class;
   return config;
 }
 

@@ -18,6 +18,7 @@
 #include "protocol/macros.hpp"
 #include "protocol/mixer.hpp"
 #include "protocol/profiles.hpp"
+#include "protocol/sensors.hpp"
 #include "protocol/settings.hpp"
 
 namespace mixerd {
@@ -122,6 +123,14 @@ nlohmann::json discovery_config(const settings& s, const entity& e, const discov
 // The default name of an entity: "Slider 1", "Mute 1", "Master mute", "Master volume",
 // "Macro 1" (slot 0), "Profile", "Device link".
 std::string default_name(const entity& e);
+
+// ---- Sensors ------------------------------------------------------------------------------------
+// The readings the capabilities offer (protocol/sensors.hpp), each a Home Assistant sensor:
+// mixerd/<node_id>/sensor/<object_id>/state, its config at
+// <prefix>/sensor/<node_id>/<object_id>/config.
+std::string sensor_state_topic(std::string_view node_id, std::string_view object_id);
+std::string sensor_config_topic(const settings& s, std::string_view object_id);
+nlohmann::json sensor_config(const settings& s, const sensor_reading& r);
 
 // ---- States -------------------------------------------------------------------------------------
 std::string on_off(bool on);

@@ -18,6 +18,8 @@ using mqtt::entity_kind;
 // The profile list has no event of its own (a profile created, renamed or deleted): it is
 // compared with what discovery shows this often, as are the queue and the dropped messages.
 constexpr auto sweep_interval = std::chrono::seconds(1);
+// Sensors change slowly or all the time (an uptime): their states are sent every 10 sweeps.
+constexpr int sensor_sweeps = 10;
 
 // ---- Publishing --------------------------------------------------------------------------------
 
@@ -87,6 +89,25 @@ void sync_macros(self_ptr self, bool all) {
   }
 }
 
+// The capabilities' sensors: the config of each one not yet announced, the state of each value
+// that changed since it was last sent (`all`: everything again).
+void put_sensors(self_ptr self, bool all) {
+  auto& st = self->state;
+  if (!st.wiring.sensors) return;
+  if (all) st.sensor_states.clear();
+  for (const auto& r : st.wiring.sensors->readings()) {
+    auto known = st.sensor_states.find(r.object_id);
+    if (known == st.sensor_states.end()) {
+      put(self, mqtt::sensor_config_topic(st.config, r.object_id),
+          mqtt::sensor_config(st.config, r).dump());
+      known = st.sensor_states.emplace(r.object_id, std::string()).first;
+    }
+    if (r.value.empty() || r.value == known->second) continue;
+    known->second = r.value;
+    put(self, mqtt::sensor_state_topic(st.config.node_id, r.object_id), r.value);
+  }
+}
+
 // Everything again: availability, every discovery config, every state (after a connect, when
 // Home Assistant comes online, after a resync).
 void put_everything(self_ptr self) {
@@ -118,6 +139,7 @@ void put_everything(self_ptr self) {
   put_state(self, {entity_kind::profile, 0}, current_profile(self));
   auto device = st.wiring.device_source ? st.wiring.device_source->load() : nullptr;
   put_state(self, {entity_kind::device, 0}, mqtt::on_off(device && device->connected));
+  put_sensors(self, true);
 }
 
 // ---- Events: states and the discovery that follows them --------------------------------------
@@ -298,6 +320,10 @@ void on_sweep(self_ptr self) {
     return put_everything(self);
   }
   if (profile_names(self) != st.profile_options) put_profile_config(self);
+  if (++st.sweeps_since_sensors >= sensor_sweeps) {
+    st.sweeps_since_sensors = 0;
+    put_sensors(self, false);
+  }
 }
 
 void on_reload(self_ptr self, const nlohmann::json& settings) {
@@ -331,9 +357,15 @@ mqtt_impl::behavior_type mqtt_behavior(mqtt_impl::stateful_pointer<mqtt_state> s
   st.config = std::move(config);
   if (st.wiring.settings)
     self->send(st.wiring.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
-  connect(self);
+  if (!st.wiring.wait_for_ready) connect(self);
   self->delayed_send(self, sweep_interval, sweep_atom_v);
   return {
+      [self](ready_atom) {
+        if (self->state.wiring.wait_for_ready) {
+          self->state.wiring.wait_for_ready = false;
+          connect(self);
+        }
+      },
       [self](const event& e) { on_event(self, e); },
       [self](const settings_reloaded& reloaded) { on_reload(self, reloaded.settings); },
       [self](opened_atom, std::uint64_t gen, std::int32_t rc) {

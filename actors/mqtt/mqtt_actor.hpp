@@ -14,6 +14,7 @@
 #include <caf/stateful_actor.hpp>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,11 @@ struct mqtt_wiring {
   std::shared_ptr<const published<profiles_view>> profiles_source;
   std::shared_ptr<const published<device_view>> device_source;
   std::string host_name;  // the default node_id
+  // The capabilities' sensors (directory::readings); null in tests without any.
+  const directory* sensors = nullptr;
+  // Connects to the broker only on ready_atom (the daemon: once its listeners answer); false in
+  // tests, which connect at once.
+  bool wait_for_ready = false;
 };
 
 struct mqtt_state {
@@ -59,6 +65,9 @@ struct mqtt_state {
   std::array<std::optional<std::string>, limits::macro_count> macro_names;
   std::vector<std::string> profile_options;
   std::array<std::string, limits::slider_count> slider_names;
+  // The sensors announced, with the state last sent ("" before the first).
+  std::map<std::string, std::string> sensor_states;
+  int sweeps_since_sensors = 0;
   rate_limiter complaints{10, std::chrono::seconds(60), 1};
   std::uint64_t complaints_suppressed = 0;
   ~mqtt_state();
@@ -66,7 +75,8 @@ struct mqtt_state {
 };
 
 using mqtt_impl =
-    mqtt_actor::extend<caf::reacts_to<opened_atom, std::uint64_t, std::int32_t>,
+    mqtt_actor::extend<caf::reacts_to<ready_atom>,
+                       caf::reacts_to<opened_atom, std::uint64_t, std::int32_t>,
                        caf::reacts_to<closed_atom, std::uint64_t, std::string, std::int32_t>,
                        caf::reacts_to<line_atom, std::uint64_t, std::string, std::string, bool>,
                        caf::reacts_to<sweep_atom>>;

@@ -22,7 +22,9 @@ const capability& mqtt_capability() {
                          dir.source<macro_view>(),
                          dir.source<profiles_view>(),
                          dir.source<device_view>(),
-                         read_host_name()};
+                         read_host_name(),
+                         &dir,
+                         true};
       std::string key;
       std::string error;
       // Validated at start-up (settings_schema): a bad value never gets here.
@@ -32,6 +34,7 @@ const capability& mqtt_capability() {
       return ctx.registered<mqtt_actor>(mqtt);
     };
     c.stop = stop_phase::consumers;
+    c.after_ready = send_ready<mqtt_actor>;
     c.subscriptions = mqtt_subscriptions;
     c.settings = mqtt_settings;
     return c;

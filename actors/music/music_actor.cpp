@@ -124,8 +124,14 @@ music_impl::behavior_type music_behavior(music_impl::stateful_pointer<music_stat
   st.wiring = std::move(wiring);
   st.view = std::move(view);
   publish_view(self);
-  connect(self);
+  if (!st.wiring.wait_for_ready) connect(self);
   return {
+      [self](ready_atom) {
+        if (self->state.wiring.wait_for_ready) {
+          self->state.wiring.wait_for_ready = false;
+          connect(self);
+        }
+      },
       [self](const media_command& cmd) -> caf::result<media_outcome> {
         auto& st = self->state;
         auto method = music::method_of(cmd.action);

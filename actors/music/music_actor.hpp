@@ -38,6 +38,9 @@ struct music_wiring {
   hub_actor hub;
   toast_actor toast;
   mpris_bus_options bus;  // where the session bus is, the calls' time limit
+  // Connects to the bus only on ready_atom (the daemon: once its listeners answer); false in
+  // tests, which connect at once.
+  bool wait_for_ready = false;
 };
 
 struct music_state {
@@ -64,7 +67,7 @@ struct music_state {
 
 // The music actor's full interface: its public one and its bus connection's reports.
 using music_impl =
-    music_actor::extend<caf::reacts_to<opened_atom, std::uint64_t>,
+    music_actor::extend<caf::reacts_to<ready_atom>, caf::reacts_to<opened_atom, std::uint64_t>,
                         caf::reacts_to<closed_atom, std::uint64_t, std::string>,
                         caf::reacts_to<retry_atom, std::uint64_t>,
                         caf::reacts_to<recheck_atom, std::uint64_t>,

@@ -15,7 +15,7 @@ const capability& music_capability() {
     c.name = "music";
     c.spawn = [](spawn_context& ctx) {
       music_wiring wiring{ctx.io, ctx.dir.get<hub_actor>(), ctx.dir.get<toast_actor>(),
-                          music_bus_from_environment()};
+                          music_bus_from_environment(), true};
       auto view = ctx.dir.slot(music_view{});
       auto music = ctx.sys.spawn(music_behavior, std::move(wiring), view);
       return ctx.registered<music_actor>(music);
@@ -27,6 +27,7 @@ const capability& music_capability() {
     c.contribute = [](const directory& dir, nlohmann::json& state) {
       if (auto view = dir.view<music_view>()) state["music"] = music::to_json(*view);
     };
+    c.after_ready = send_ready<music_actor>;
     c.commands = music_commands;
     c.macro_kinds = music_macro_kinds;
     c.toast_handlers = music_toast_handlers;

@@ -7,6 +7,7 @@
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
+#include <caf/send.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 #include "actors/support/command_runner.hpp"
 #include "actors/support/directory.hpp"
 #include "actors/support/settings_file.hpp"
+#include "protocol/atoms.hpp"
 #include "protocol/events.hpp"
 #include "protocol/macro_kinds.hpp"
 #include "protocol/metrics.hpp"
@@ -61,7 +63,7 @@ struct spawn_context {
 struct capability {
   std::string_view name;  // as in logs and docs: "mixer", "macros", ...
   // Spawns the actor, registers its handle and views in ctx.dir and returns it.
-  caf::actor (*spawn)(spawn_context& ctx) = nullptr;
+  caf::actor (*spawn)(spawn_context& ctx) = nullptr;  // null: left out of the build
   stop_phase stop = stop_phase::producers;
   // Adds its CAF type-ID block (cfg.add_message_types<caf::id_block::mixerd_<cap>>()).
   void (*add_types)(caf::actor_system_config& cfg) = nullptr;
@@ -77,14 +79,28 @@ struct capability {
   toast_handler_list (*toast_handlers)() = nullptr;
   // Writes its families of GET /metrics (its counters, its view); null: none.
   void (*metrics)(const directory& dir, metrics::exposition& out) = nullptr;
+  // Its readings offered as sensors (MQTT's Home Assistant sensors), from its view; null: none.
+  sensor_readings (*sensors)(const directory& dir) = nullptr;
   // Its commands (actors/<cap>/<cap>_commands.cpp); null: none.
   std::vector<command> (*commands)() = nullptr;
   // The kinds of macro that act on it (declared in protocol/<cap>.cpp, each naming the command
   // it runs); null: none.
   std::vector<macros::kind> (*macro_kinds)() = nullptr;
+  // Starts what it left for after `ready` (a connection to an outside service, processes):
+  // called once every listener answers, so that nothing slow delays the first answer; null:
+  // nothing. Most rows send their actor ready_atom (send_ready below).
+  void (*after_ready)(const directory& dir) = nullptr;
   // A command asked before every macro runs, which may handle the macro itself (it answers
   // {"handled": true}); empty: none.
   std::string_view macro_interceptor{};
 };
+
+// An after_ready that sends the capability's actor (registered under Handle) ready_atom; its
+// behaviour, not its public interface, handles it.
+template <class Handle>
+void send_ready(const directory& dir) {
+  if (auto actor = dir.get<Handle>())
+    caf::anon_send(caf::actor_cast<caf::actor>(actor), ready_atom_v);
+}
 
 }  // namespace mixerd

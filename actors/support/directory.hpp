@@ -15,6 +15,7 @@
 
 #include "protocol/events.hpp"
 #include "protocol/metrics.hpp"
+#include "protocol/sensors.hpp"
 #include "protocol/snapshot.hpp"
 
 namespace mixerd {
@@ -69,6 +70,12 @@ class directory {
   void add_metrics(metrics_writer writer) { metrics_.push_back(writer); }
   const std::vector<metrics_writer>& metrics() const { return metrics_; }
 
+  // Reads a capability's sensors (protocol/sensors.hpp) from its views.
+  using sensor_source = sensor_readings (*)(const directory&);
+  void add_sensors(sensor_source source) { sensors_.push_back(source); }
+  // Every row's readings now, in row order.
+  sensor_readings readings() const;
+
   // The event types a capability publishes: the daemon's event set is the union of them.
   void declare(const event_kind_list& kinds) {
     events_.insert(events_.end(), kinds.begin(), kinds.end());
@@ -84,6 +91,7 @@ class directory {
   std::vector<contribution> contributions_;
   event_kind_list events_;
   std::vector<metrics_writer> metrics_;
+  std::vector<sensor_source> sensors_;
 };
 
 }  // namespace mixerd

@@ -150,6 +150,11 @@ void pump(self_ptr self, plugin_entry& p) {
 
 }  // namespace
 
+void start_enabled(self_ptr self) {
+  for (auto& [id, p] : self->state.plugins)
+    if (p.info.enabled && is_runnable(p) && !p.proc) start(self, p);
+}
+
 void start(self_ptr self, plugin_entry& p) {
   auto& st = self->state;
   if (!st.io) st.io = std::make_unique<plugin_io>();
@@ -385,13 +390,18 @@ plugins_impl::behavior_type plugins_behavior(plugins_impl::stateful_pointer<plug
     if (auto m = st.wiring.music->load()) st.mapper.music = m->state;
   self->set_exit_handler([self](caf::exit_msg& msg) { on_exit(self, msg); });
   discover(self);
-  for (auto& [id, p] : st.plugins)
-    if (p.info.enabled && is_runnable(p)) start(self, p);
+  if (!st.wiring.wait_for_ready) start_enabled(self);
   publish(self);
   // After the first publish: whoever sees the watch request may read the list.
   if (st.wiring.settings)
     self->send(st.wiring.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
   return {
+      [self](ready_atom) {
+        if (!self->state.wiring.wait_for_ready) return;
+        self->state.wiring.wait_for_ready = false;
+        start_enabled(self);
+        publish(self);
+      },
       [self](const plugin_switch& s) -> plugin_switch_result {
         return switch_plugin(self, s.id, s.enabled, true);
       },

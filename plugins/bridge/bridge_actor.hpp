@@ -46,6 +46,9 @@ struct plugins_wiring {
   std::shared_ptr<const published<mixer_view>> mixer;
   std::shared_ptr<const published<macro_view>> macro_set;
   std::shared_ptr<const published<music_view>> music;
+  // Starts the enabled plugins' processes only on ready_atom (the daemon: once its listeners
+  // answer; until then they are listed as starting); false in tests, which start them at once.
+  bool wait_for_ready = false;
 };
 
 namespace bridge {
@@ -112,8 +115,8 @@ struct plugins_state {
 };
 
 using plugins_impl =
-    plugins_actor::extend<caf::reacts_to<plugin_output>, caf::reacts_to<plugin_ended>,
-                          caf::reacts_to<plugin_timer>>;
+    plugins_actor::extend<caf::reacts_to<ready_atom>, caf::reacts_to<plugin_output>,
+                          caf::reacts_to<plugin_ended>, caf::reacts_to<plugin_timer>>;
 
 plugins_impl::behavior_type plugins_behavior(plugins_impl::stateful_pointer<plugins_state> self,
                                              plugins_wiring wiring, const nlohmann::json& settings,

@@ -34,6 +34,8 @@ void publish(self_ptr self);
 void enqueue(self_ptr self, plugin_entry& p, hook_item item);
 // Starts the plugin's process (init, then on_load and on_enable once it is ready).
 void start(self_ptr self, plugin_entry& p);
+// Starts every enabled, runnable plugin that has no process yet (at start-up).
+void start_enabled(self_ptr self);
 // Ends the process gently: on_disable (when disabling), on_unload, input closed, then the kill.
 void begin_stop(self_ptr self, plugin_entry& p, bool disabling);
 

@@ -25,10 +25,12 @@ const capability& plugins_capability() {
       wiring.mixer = dir.source<mixer_view>();
       wiring.macro_set = dir.source<macro_view>();
       wiring.music = dir.source<music_view>();
+      wiring.wait_for_ready = true;
       auto view = dir.slot(plugins_view{});
       auto plugins = ctx.sys.spawn(plugins_behavior, std::move(wiring), ctx.settings, view);
       return ctx.registered<plugins_actor>(plugins);
     };
+    c.after_ready = send_ready<plugins_actor>;
     c.stop = stop_phase::consumers;
     c.add_types = [](caf::actor_system_config& cfg) {
       cfg.add_message_types<caf::id_block::mixerd_plugins>();

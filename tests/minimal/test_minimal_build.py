@@ -87,8 +87,12 @@ def test_settings_of_capabilities_left_out_are_kept(daemon_factory, data_dir):
     # A settings file from a full build starts the minimal one, and a rewrite keeps its keys.
     os.makedirs(data_dir, exist_ok=True)
     path = os.path.join(data_dir, "settings.json")
-    foreign = {"mqtt": {"enabled": True, "broker": "tcp://127.0.0.1:1"},
-               "obs": {"url": "ws://127.0.0.1:4455"}}
+    macros = harness.macro_set({(0, 0): {"type": "stream_scene", "name": "Live", "icon": "",
+                                         "scene_name": "Live"},
+                                (0, 1): {"type": "profile", "name": "Night", "icon": "",
+                                         "profile": "Night"}})
+    foreign = {"mqtt": {"url": "mqtt://127.0.0.1:1", "node_id": "desk"},
+               "obs": {"url": "ws://127.0.0.1:4455"}, "macros": macros}
     with open(path, "w") as f:
         json.dump({"master_volume": 40, **foreign}, f)
     daemon = daemon_factory("--serial", "none")
@@ -98,3 +102,14 @@ def test_settings_of_capabilities_left_out_are_kept(daemon_factory, data_dir):
     with open(path) as f:
         written = json.load(f)
     assert {k: written[k] for k in foreign} == foreign
+
+
+def test_settings_of_capabilities_left_out_keep_their_checks(daemon_factory, data_dir):
+    # The keys of a capability left out are checked as in a full build: a typo is refused, not
+    # silently kept (exit 2 naming the key).
+    os.makedirs(data_dir, exist_ok=True)
+    with open(os.path.join(data_dir, "settings.json"), "w") as f:
+        json.dump({"mqtt": {"url": "mqtt://127.0.0.1:1", "urll": "x"}}, f)
+    daemon = daemon_factory("--serial", "none", wait_ready=False)
+    assert daemon.proc.wait(timeout=10) == 2
+    daemon.wait_log("key 'mqtt' has an unknown key")

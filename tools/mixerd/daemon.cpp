@@ -317,6 +317,7 @@ int run_daemon(const cli::options& opts) {
     });
     log::info(component, "ready");
     boost::asio::post(io, [&] { service.ready("listening: " + listening); });
+    start_after_ready(capability_table(), actors);
     io.run();
   }
   wedge.release();

@@ -47,8 +47,11 @@ void spawn_actors(caf::actor_system& sys, const capability_list& rows, const act
     if (row->toast_handlers)
       for (auto& h : row->toast_handlers())
         out.toast_handlers.push_back(std::move(h));
+    // Before any actor runs: a front end may read the sensors while later rows still spawn.
+    if (row->sensors) out.dir.add_sensors(row->sensors);
   }
   for (const auto* row : rows) {
+    if (!row->spawn) continue;  // left out of the build: declarations only
     spawn_context ctx{
         sys,     options.io, options.serial,         options.paths,     options.settings,
         out.dir, out.runner, out.macro_interceptors, out.toast_handlers};
@@ -60,6 +63,11 @@ void spawn_actors(caf::actor_system& sys, const capability_list& rows, const act
     if (row->contribute) out.dir.contribute(row->contribute);
     if (row->metrics) out.dir.add_metrics(row->metrics);
   }
+}
+
+void start_after_ready(const capability_list& rows, const running_system& running) {
+  for (const auto* row : rows)
+    if (row->after_ready) row->after_ready(running.dir);
 }
 
 void shutdown_actors(caf::actor_system& sys, const running_system& running,

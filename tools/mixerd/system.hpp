@@ -64,6 +64,10 @@ void spawn_actors(caf::actor_system& sys, const capability_list& rows, const act
 
 // Stops `extra` (the gateways' own actors) with the first phase, then phase by phase; before the
 // last phase (settings, hub), pending settings are saved. Blocks until all have terminated.
+// Once every listener answers: each row's after_ready (the connections to outside services and
+// the plugin processes start then, so that none of them delays the first answer).
+void start_after_ready(const capability_list& rows, const running_system& running);
+
 void shutdown_actors(caf::actor_system& sys, const running_system& running,
                      const std::vector<caf::actor>& extra);
 

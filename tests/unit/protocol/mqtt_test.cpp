@@ -162,6 +162,27 @@ TEST_CASE("discovery payloads: unique ids, availability, device, per-component f
   CHECK_FALSE(button.contains("state_topic"));
 }
 
+TEST_CASE("a capability's sensor: its own topics, units and classes on the node's device") {
+  auto s = node("desk");
+  mixerd::sensor_reading load{"load_1m", "Load (1 min)", "", "", "measurement", "0.42"};
+  CHECK(mqtt::sensor_state_topic("desk", "load_1m") == "mixerd/desk/sensor/load_1m/state");
+  CHECK(mqtt::sensor_config_topic(s, "load_1m") == "homeassistant/sensor/desk/load_1m/config");
+  auto config = mqtt::sensor_config(s, load);
+  CHECK(config["name"] == "Load (1 min)");
+  CHECK(config["unique_id"] == "mixerd_desk_load_1m");
+  CHECK(config["state_topic"] == "mixerd/desk/sensor/load_1m/state");
+  CHECK(config["state_class"] == "measurement");
+  CHECK(config["availability_topic"] == "mixerd/desk/availability");
+  CHECK(config["device"]["identifiers"] == json::array({"mixerd_desk"}));
+  CHECK_FALSE(config.contains("unit_of_measurement"));
+  CHECK_FALSE(config.contains("device_class"));
+  CHECK_FALSE(config.contains("command_topic"));
+  auto hot = mqtt::sensor_config(s, {"temperature", "Temperature", "°C", "temperature", "", ""});
+  CHECK(hot["unit_of_measurement"] == "°C");
+  CHECK(hot["device_class"] == "temperature");
+  CHECK_FALSE(hot.contains("state_class"));
+}
+
 TEST_CASE("commands take the API's values and only this node's topics") {
   std::string error;
   auto c = mqtt::parse_command("desk", "mixerd/desk/slider/3/set", "42", error);

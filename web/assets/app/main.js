@@ -10,7 +10,7 @@ import { renderProfiles, onProfileChange } from "./profiles.js";
 import { renderSmarthome, onSmarthomeChange, onSmarthomeStatus } from "./smarthome.js";
 import { renderStream, onStreamChange, onStreamStatus } from "./stream.js";
 import { renderMusic, onMusicChange } from "./music.js";
-import { setDaemonState, renderStatus, onDeviceStatus, onAudioStatus } from "./status.js";
+import { setDaemonState, renderStatus, onDeviceStatus, onAudioStatus, onStatusFacts } from "./status.js";
 
 function renderAll(state) {
   if (!state || typeof state !== "object") return;
@@ -65,6 +65,7 @@ function connect() {
   socket.on("volume_change", guarded(onVolumeChange));
   socket.on("device_status", guarded(onDeviceStatus));
   socket.on("audio_status", guarded(onAudioStatus));
+  socket.on("status_facts", guarded(onStatusFacts));
   socket.on("macro_executed", guarded(onMacroExecuted));
   socket.on("macro_page_change", guarded(onMacroPageChange));
   socket.on("macros_change", guarded((set) => renderMacros(set)));

@@ -3,6 +3,8 @@ import { h } from "./dom.js";
 
 let status = {};
 let audio = { connected: false, server: "" };
+// The facts other capabilities show here, by source (the status_facts event).
+let extraFacts = {};
 
 function setLink(id, text, state) {
   const element = document.getElementById(id);
@@ -30,6 +32,7 @@ function renderFacts() {
     ["Firmware", status.firmware_version || "Not reported"],
     ["Audio server", audio.connected ? (audio.server || "Connected") : "Not connected"],
     ["mixerd", status.app_version ? `Version ${status.app_version}` : "Unknown"],
+    ...Object.values(extraFacts).flat().map(({ label, value }) => [label, value]),
   ];
   document.getElementById("status").replaceChildren(...facts.flatMap(([term, value]) =>
     [h("dt", {}, term), h("dd", {}, value)]));
@@ -39,6 +42,9 @@ export function renderStatus(state) {
   status = { ...(state.status || {}) };
   if (typeof state.connected === "boolean") status.connected = state.connected;
   audio = { connected: Boolean(status.audio_connected), server: audio.server };
+  extraFacts = {};
+  for (const [source, facts] of Object.entries(state.status_facts || {}))
+    if (Array.isArray(facts)) extraFacts[source] = facts;
   renderDevice();
   renderFacts();
 }
@@ -52,5 +58,11 @@ export function onDeviceStatus({ connected, port }) {
 
 export function onAudioStatus({ connected, server }) {
   audio = { connected: Boolean(connected), server: server || "" };
+  renderFacts();
+}
+
+export function onStatusFacts({ source, facts }) {
+  if (typeof source !== "string" || !Array.isArray(facts)) return;
+  extraFacts[source] = facts;
   renderFacts();
 }
