@@ -17,6 +17,7 @@
 #include "actors/network/network_actor.hpp"
 #include "actors/plants/plant_store_actor.hpp"
 #include "actors/settings/settings_actor.hpp"
+#include "actors/system/system_actor.hpp"
 #include "actors/toast/toast_actor.hpp"
 #include "protocol/macros.hpp"
 #include "protocol/mdns.hpp"
@@ -120,6 +121,7 @@ const std::vector<const capability*>& capability_table() {
 #else
         declared_only("mdns", mdns_settings, nullptr, nullptr),
 #endif
+        &system_capability(),
   };
   return rows;
 }
