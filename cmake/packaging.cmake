@@ -59,11 +59,15 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "control daemon for a USB hardware audio m
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "mixerd talks to a slider-and-button mixer over USB serial and sets the
 volumes of PulseAudio or PipeWire applications from it. It serves a web
-controller, a REST and Socket.IO API, a desktop notification API and a
-plant store, and runs macros and Python plugins.
+controller, a REST and Socket.IO API, a plant store and an HTTP
+notification API (port 8889 by default) that shows toasts on the mixer's
+display, and runs macros and Python plugins.
 
 The package holds the daemon, the mixer simulator, the plugin SDK, the web
 controller, a systemd user unit and a udev rule for the device.")
+# mixerd is MIT-licensed (LICENSE). A .deb has no license control field: its license is the
+# DEP-5 file conf/debian/copyright, installed above as /usr/share/doc/mixerd/copyright.
+set(CPACK_RESOURCE_FILE_LICENSE ${CMAKE_SOURCE_DIR}/LICENSE)
 set(CPACK_DEBIAN_PACKAGE_SECTION sound)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # Left empty, CPack asks `dpkg --print-architecture`: amd64 here, arm64 or armhf on a Pi.
