@@ -1,4 +1,4 @@
-"""What a process costs the machine, read from /proc, and how fast mixerd starts (for run.py)."""
+"""What a process costs the machine, read from /proc, and how fast a server starts (for run.py)."""
 import os
 import socket
 import statistics
@@ -112,26 +112,35 @@ def first_answer(port, alive, path="/api/status", timeout=10.0):
     raise TimeoutError(f"no 200 from 127.0.0.1:{port}{path} within {timeout} s")
 
 
-def startup_times(daemon_class, data_dir, device_path, runs):
-    """Exec to the first 200 answer of GET /api/status, `runs` times on one data folder; the first
-    start (which also creates settings.json and plants.json) is reported on its own."""
-    times_ms = []
+def startup_times(servers, runs, path="/api/sliders"):
+    """Exec to the first 200 answer of GET `path` (the path every server of run.py serves, and
+    mixerd answers it from its first moment, before any device line). servers: [(name, start)];
+    start(port) starts one server on 127.0.0.1:port without waiting for it and returns (its
+    Popen, a function that stops it). runs + 1 rounds in which the servers take turns, so that
+    all see the same machine load; the first round (a mixerd creates settings.json and
+    plants.json in its data folder, files may still be read from disk) is reported on its own.
+    Returns {name: figures}."""
+    times_ms = {name: [] for name, _ in servers}
     for _ in range(runs + 1):
-        port = free_port()
-        daemon = daemon_class(data_dir, ["--serial", device_path, "--controller-port", str(port)])
-        started = time.monotonic_ns()
-        daemon.start(wait_ready=False)
-        try:
-            answered = first_answer(port, lambda: daemon.proc.poll() is None)
-        finally:
-            daemon.stop()
-        times_ms.append((answered - started) / 1e6)
-    steady = times_ms[1:]
-    return {
-        "runs": runs,
-        "first_start_ms": round(times_ms[0], 2),
-        "median_ms": round(statistics.median(steady), 2),
-        "min_ms": round(min(steady), 2),
-        "max_ms": round(max(steady), 2),
-        "all_ms": [round(t, 2) for t in steady],
-    }
+        for name, start in servers:
+            port = free_port()
+            started = time.monotonic_ns()
+            proc, stop = start(port)
+            try:
+                answered = first_answer(port, lambda: proc.poll() is None, path)
+            finally:
+                stop()
+            times_ms[name].append((answered - started) / 1e6)
+    out = {}
+    for name, times in times_ms.items():
+        steady = times[1:]
+        out[name] = {
+            "runs": runs,
+            "path": path,
+            "first_start_ms": round(times[0], 2),
+            "median_ms": round(statistics.median(steady), 2),
+            "min_ms": round(min(steady), 2),
+            "max_ms": round(max(steady), 2),
+            "all_ms": [round(t, 2) for t in steady],
+        }
+    return out

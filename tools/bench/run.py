@@ -1,9 +1,10 @@
 """mixerd benchmark driver: the real daemon on free loopback ports with a pty as the device, the
 Node peer (tools/bench/node_peer) and the machine's floor measured in the same run, taking turns,
-one JSON object (build/bench/results.json) and a table.
+one JSON object (build/bench/results.json) and a table. The minimal build (tools/build.sh minimal)
+is measured for its idle footprint and its start-up.
 
-    /usr/bin/python3 tools/bench/run.py [--quick] [--mixerd PATH] [--floor-server PATH]
-                                        [--node-peer PATH] [--out F]
+    /usr/bin/python3 tools/bench/run.py [--quick] [--mixerd PATH] [--minimal PATH]
+                                        [--floor-server PATH] [--node-peer PATH] [--out F]
 
 tools/bench/run.sh installs, builds and then runs this. What is measured and why the floor is a
 fair one: README.md, "Benchmarks".
@@ -54,11 +55,13 @@ def version_of(cmd):
         return None
 
 
-def machine_info(mixerd):
+def machine_info(args):
     with open("/proc/cpuinfo") as f:
         model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), None)
     return {"cpus": os.cpu_count(), "cpu_model": model, "kernel": platform.release(),
-            "mixerd": mixerd, "mixerd_version": version_of([mixerd, "--version"]),
+            "mixerd": args.mixerd, "mixerd_version": version_of([args.mixerd, "--version"]),
+            "mixerd_minimal": args.minimal,
+            "mixerd_minimal_version": version_of([args.minimal, "--version"]),
             "node": version_of(["node", "--version"]), "wrk": version_of(["wrk", "-v"]),
             "socket_io": socket_io_version(),
             "loadavg_start": loadavg()}
@@ -110,9 +113,14 @@ class FloorServer:
 class NodePeer:
     """tools/bench/node_peer/server.js on a pty: the same paths written the usual way in Node."""
 
-    def __init__(self, script, pty_path, sliders_body):
-        self.proc = subprocess.Popen(["node", script, pty_path, sliders_body],
+    def __init__(self, script, pty_path, sliders_body, port=0, wait=True):
+        """port 0: any free one. wait=False returns right after the exec, like
+        Daemon.start(wait_ready=False), for the start-up measure, which polls `port` itself."""
+        self.proc = subprocess.Popen(["node", script, pty_path, sliders_body, str(port)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        if not wait:
+            self.url = f"http://127.0.0.1:{port}"
+            return
         first = self.proc.stdout.readline()
         m = re.match(r"port (\d+)", first)
         if not m:
@@ -214,6 +222,61 @@ def fake_device(tmp, name, stack):
     return device
 
 
+def sliders_body(daemon):
+    """mixerd's GET /api/sliders body: the state the floor server and the Node peer start from."""
+    status, body = get_raw(daemon.url("/api/sliders"))
+    if status != 200:
+        raise RuntimeError(f"mixerd answered GET /api/sliders with {status}")
+    return body
+
+
+def start_linked(binary, tmp, name, cfg, stack):
+    """mixerd (binary) with a FakeDevice and a data folder of its own, started and linked to the
+    device; (daemon, device), both stopped at exit at the latest."""
+    device = fake_device(tmp, name, stack)
+    data = os.path.join(tmp, f"{name}-data")
+    os.makedirs(data)
+    # Every benchmark client comes from 127.0.0.1, which may hold only 32 sessions by default.
+    with open(os.path.join(data, "settings.json"), "w") as f:
+        json.dump({"socketio_max_sessions_per_address": cfg["many"] + 16}, f)
+    daemon = conftest.Daemon(data, ["--serial", device.path], binary=binary)
+    stack.callback(daemon.stop)
+    daemon.start()
+    conftest.wait_until(lambda: conftest.get_json(daemon, "/api/status")["connected"],
+                        timeout=10, what="the device link")
+    return daemon, device
+
+
+def idle_footprint(pid, cfg):
+    """Memory and threads of a started, linked daemon left alone, and its CPU share over the
+    second settle_s (the first lets the start-up's work end)."""
+    time.sleep(cfg["settle_s"])
+    cpu0 = footprint.cpu_seconds(pid)
+    time.sleep(cfg["settle_s"])
+    idle = footprint.memory(pid)
+    idle["rss_by_mapping_kib"] = footprint.rss_by_mapping(pid)
+    idle["cpu_percent"] = round((footprint.cpu_seconds(pid) - cpu0) / cfg["settle_s"] * 100, 2)
+    return idle
+
+
+def daemon_start(binary, data_dir, device_path):
+    """start(port) for footprint.startup_times: mixerd (binary) on data_dir, not waited for."""
+    def start(port):
+        daemon = conftest.Daemon(data_dir, ["--serial", device_path, "--controller-port",
+                                            str(port)], binary=binary)
+        daemon.start(wait_ready=False)
+        return daemon.proc, daemon.stop
+    return start
+
+
+def node_start(script, device_path, body):
+    """start(port) for footprint.startup_times: the Node peer, not waited for."""
+    def start(port):
+        node = NodePeer(script, device_path, body, port=port, wait=False)
+        return node.proc, node.close
+    return start
+
+
 def slider_values(daemon):
     return [s["value"] for s in conftest.get_json(daemon, "/api/sliders")["sliders"]]
 
@@ -280,9 +343,7 @@ def measure_paths(tmp, daemon, device, args, cfg, stack, result):
     floor_out = result["floor"] = {}
     node_out = result["node"] = {"serial": {}, "memory_with_clients": {}}
     mixerd_out = result["mixerd"] = {"serial": {}, "rest": {}, "memory_with_clients": {}}
-    status, body = get_raw(daemon.url("/api/sliders"))
-    if status != 200:
-        raise RuntimeError(f"mixerd answered GET /api/sliders with {status}")
+    body = sliders_body(daemon)
     floor_device = fake_device(tmp, "floor", stack)
     floor = FloorServer(args.floor_server, floor_device.path, body.decode())
     stack.callback(floor.close)
@@ -382,34 +443,37 @@ def measure_paths(tmp, daemon, device, args, cfg, stack, result):
 
 
 def measure(args, cfg, stack):
-    result = {"quick": args.quick, "config": cfg, "machine": machine_info(args.mixerd)}
+    result = {"quick": args.quick, "config": cfg, "machine": machine_info(args)}
     tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="mixerd-bench-"))
 
+    # The minimal build first, alone and stopped once measured: its GET /api/sliders body (the
+    # same API as the full build's) is the state the Node peer starts from in the start-up turns.
+    print("bench: minimal build, idle", flush=True)
+    minimal, minimal_device = start_linked(args.minimal, tmp, "minimal", cfg, stack)
+    result["idle_minimal"] = idle_footprint(minimal.proc.pid, cfg)
+    body = sliders_body(minimal).decode()
+    code = minimal.stop()
+    result["idle_minimal"]["exit_code"] = code
+    if code != 0:
+        result["idle_minimal"]["log_tail"] = minimal.log[-20:]
+    minimal_device.close()
+
     startup_device = fake_device(tmp, "startup", stack)
-    print("bench: start-up", flush=True)
-    result["startup"] = footprint.startup_times(conftest.Daemon, os.path.join(tmp, "startup-data"),
-                                                startup_device.path, cfg["startup_runs"])
+    print("bench: start-up, in turn: mixerd, minimal build, Node peer", flush=True)
+    startup = footprint.startup_times(
+        [("mixerd", daemon_start(args.mixerd, os.path.join(tmp, "startup-data"),
+                                 startup_device.path)),
+         ("minimal", daemon_start(args.minimal, os.path.join(tmp, "startup-data-minimal"),
+                                  startup_device.path)),
+         ("node", node_start(args.node_peer, startup_device.path, body))],
+        cfg["startup_runs"])
+    result["startup"] = startup["mixerd"]
+    result["startup_minimal"] = startup["minimal"]
+    result["startup_node"] = startup["node"]
     startup_device.close()
 
-    device = fake_device(tmp, "device", stack)
-    data = os.path.join(tmp, "data")
-    os.makedirs(data)
-    # Every benchmark client comes from 127.0.0.1, which may hold only 32 sessions by default.
-    with open(os.path.join(data, "settings.json"), "w") as f:
-        json.dump({"socketio_max_sessions_per_address": cfg["many"] + 16}, f)
-    daemon = conftest.Daemon(data, ["--serial", device.path])
-    stack.callback(daemon.stop)
-    daemon.start()
-    conftest.wait_until(lambda: conftest.get_json(daemon, "/api/status")["connected"],
-                        timeout=10, what="the device link")
-    pid = daemon.proc.pid
-    time.sleep(cfg["settle_s"])
-    cpu0 = footprint.cpu_seconds(pid)
-    time.sleep(cfg["settle_s"])
-    idle = footprint.memory(pid)
-    idle["rss_by_mapping_kib"] = footprint.rss_by_mapping(pid)
-    idle["cpu_percent"] = round((footprint.cpu_seconds(pid) - cpu0) / cfg["settle_s"] * 100, 2)
-    result["idle"] = idle
+    daemon, device = start_linked(args.mixerd, tmp, "mixerd", cfg, stack)
+    result["idle"] = idle_footprint(daemon.proc.pid, cfg)
 
     measure_paths(tmp, daemon, device, args, cfg, stack, result)
     code = daemon.stop()
@@ -426,6 +490,8 @@ def main():
     parser = argparse.ArgumentParser(description="mixerd benchmark driver")
     parser.add_argument("--quick", action="store_true", help="short phases, for a smoke check")
     parser.add_argument("--mixerd", default=os.path.join(ROOT, "build/release/tools/mixerd"))
+    parser.add_argument("--minimal", default=os.path.join(ROOT, "build/minimal/tools/mixerd"),
+                        help="the minimal build's mixerd (tools/build.sh minimal)")
     parser.add_argument("--floor-server",
                         default=os.path.join(ROOT, "build/release/tools/bench/floor_server"))
     parser.add_argument("--node-peer", default=os.path.join(HERE, "node_peer", "server.js"))
@@ -434,7 +500,8 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "build/bench/results.json"))
     args = parser.parse_args()
     args.mixerd = os.path.abspath(args.mixerd)
-    for binary in (args.mixerd, args.floor_server):
+    args.minimal = os.path.abspath(args.minimal)
+    for binary in (args.mixerd, args.minimal, args.floor_server):
         if not os.access(binary, os.X_OK):
             sys.exit(f"bench: {binary} is missing (tools/bench/run.sh builds it)")
     socket_io = os.path.join(os.path.dirname(os.path.abspath(args.node_peer)), "node_modules",

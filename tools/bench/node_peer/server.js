@@ -2,7 +2,7 @@
 // Node 20 (the `http` module and the stock socket.io 4 server), so the benchmark can say what
 // mixerd costs next to a plain Node implementation of them.
 //
-//   node server.js PTY_PATH SLIDERS_JSON
+//   node server.js PTY_PATH SLIDERS_JSON [PORT]
 //
 // SLIDERS_JSON is mixerd's `GET /api/sliders` body; it is the starting state, kept as a parsed
 // object. `GET /api/sliders` answers JSON.stringify of that state (keep-alive, the same body
@@ -12,7 +12,9 @@
 // client of the default namespace (io.emit: one encoding, one write per client). Like mixerd it
 // publishes changes only.
 //
-// Prints `port N` once listening on 127.0.0.1; exits at the end of stdin.
+// Listens on 127.0.0.1:PORT, any free port when PORT is 0 or left out (run.py's start-up
+// measure picks the port itself, so it can poll it from the exec on, as it does mixerd's); prints
+// `port N` once listening; exits at the end of stdin.
 "use strict";
 
 const fs = require("fs");
@@ -20,11 +22,11 @@ const http = require("http");
 const tty = require("tty");
 const { Server } = require("socket.io");
 
-if (process.argv.length !== 4) {
-  process.stderr.write("usage: node server.js PTY_PATH SLIDERS_JSON\n");
+if (process.argv.length !== 4 && process.argv.length !== 5) {
+  process.stderr.write("usage: node server.js PTY_PATH SLIDERS_JSON [PORT]\n");
   process.exit(2);
 }
-const [ptyPath, slidersJson] = process.argv.slice(2);
+const [ptyPath, slidersJson, port = "0"] = process.argv.slice(2);
 const state = JSON.parse(slidersJson);
 const sliders = state.sliders; // sliders[k].index is k + 1
 
@@ -69,7 +71,7 @@ pty.on("data", (chunk) => {
 });
 pty.on("error", () => {}); // EIO once the device end closes: nothing more to read
 
-server.listen(0, "127.0.0.1", () => {
+server.listen(Number(port), "127.0.0.1", () => {
   process.stdout.write(`port ${server.address().port}\n`);
 });
 
