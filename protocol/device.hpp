@@ -1,6 +1,6 @@
 // The device capability: the serial link to the hardware. Its actor owns the link and the
-// device status; every understood line goes to the hub as `device_input` (topic of the mixer and
-// whoever reacts to input), the rest as `serial_raw`.
+// device status; every understood line goes to the hub as `device_input` (an event kind of the
+// mixer and whoever reacts to input), the rest as `serial_raw`.
 #pragma once
 
 #include <atomic>
@@ -54,7 +54,7 @@ struct device_view {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, device_view& x) {
-  return f(caf::meta::type_name("device_status"), x.connected, x.port, x.page, x.firmware_version,
+  return f(caf::meta::type_name("device_view"), x.connected, x.port, x.page, x.firmware_version,
            x.device_type);
 }
 

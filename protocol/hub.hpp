@@ -1,4 +1,4 @@
-// The hub: domain actors publish events, subscribers receive the topics they named. The hub
+// The hub: domain actors publish events, subscribers receive the event kinds they named. The hub
 // holds subscribers as dynamically typed handles: each subscriber's own interface lists
 // `reacts_to<event>`.
 #pragma once

@@ -119,14 +119,14 @@ struct macro_step_done {
 
 // What the macro actor publishes after every change (GET /api/macros, /api/macros/pages,
 // initial_state). The body of GET /api/macros is encoded on its first read.
-struct macro_view {
+struct macros_view {
   macro_pages set;
   encoded_once body;
 };
 
 // The events (hub subscriptions) of the macro actor: device input (MACRO,<i>,PRESS and MPAGE,<p>)
 // and device connects (it pushes MPAGE and the 9 MACRO lines of the current page).
-inline event_kind_set macro_subscriptions() {
+inline event_kind_set macros_subscriptions() {
   return kinds_of<device_input, device_status>();
 }
 

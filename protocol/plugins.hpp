@@ -1,7 +1,7 @@
 // The plugin-host capability (docs/plugins.md, docs/api.md "Plugins"): Python plugins under
 // DATA_DIR/plugins/executable/, one /usr/bin/python3 process each, driven by the plugin bridge
 // (plugins/bridge/) over the line protocol of protocol/README.md, "Plugins". This file holds the
-// bridge's interface to the rest of the daemon, its limits and its hub topics. Pure: no I/O.
+// bridge's interface to the rest of the daemon, its limits and its hub subscriptions. Pure: no I/O.
 #pragma once
 
 #include <atomic>
@@ -87,7 +87,7 @@ using plugins_actor =
 // The events (hub subscriptions) of the bridge: exactly what the hooks need. Device lines (sliders,
 // buttons, encoder, pages, raw serial), connects, the mute state after a press, macro page changes,
 // track changes and profile changes.
-inline event_kind_set plugin_subscriptions() {
+inline event_kind_set plugins_subscriptions() {
   return kinds_of<device_input, serial_raw, device_status, mute_change, macro_page_change,
                   music_change, profile_change>();
 }

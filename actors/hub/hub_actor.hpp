@@ -1,4 +1,4 @@
-// The hub: fans each published event out to the subscribers of its topic. It owns only the
+// The hub: fans each published event out to the subscribers of its kind. It owns only the
 // subscriber list; subscribers that terminate are dropped through monitoring. Interface:
 // protocol/hub.hpp.
 #pragma once
@@ -23,7 +23,7 @@ struct hub_state {
 };
 
 // At most `max_subscribers` at once (each Socket.IO broadcaster or plugin bridge is one);
-// further subscriptions are refused with a log line. Subscribing again replaces the topics.
+// further subscriptions are refused with a log line. Subscribing again replaces the kinds.
 hub_actor::behavior_type hub_behavior(hub_actor::stateful_pointer<hub_state> self,
                                       std::size_t max_subscribers);
 

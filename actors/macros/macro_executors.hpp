@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "actors/macros/macro_actor.hpp"
+#include "actors/macros/macros_actor.hpp"
 
 namespace mixerd::macro_executors {
 

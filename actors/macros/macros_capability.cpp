@@ -2,7 +2,7 @@
 // page set is persisted).
 #include <caf/all.hpp>
 
-#include "actors/macros/macro_actor.hpp"
+#include "actors/macros/macros_actor.hpp"
 #include "actors/macros/macros_commands.hpp"
 #include "protocol/macros.hpp"
 
@@ -14,10 +14,10 @@ const capability& macros_capability() {
     c.name = "macros";
     c.spawn = [](spawn_context& ctx) {
       auto& dir = ctx.dir;
-      macro_wiring wiring{
+      macros_wiring wiring{
           dir.get<device_actor>(), dir.get<hub_actor>(),  dir.get<settings_actor>(), ctx.io,
           &ctx.commands,           ctx.macro_interceptors};
-      auto view = dir.slot(macro_view_of(macros::pages_from_settings(ctx.settings)));
+      auto view = dir.slot(macros_view_of(macros::pages_from_settings(ctx.settings)));
       auto macros = ctx.sys.spawn(macros_behavior, wiring, ctx.settings, view);
       return ctx.registered<macros_actor>(macros);
     };
@@ -25,9 +25,9 @@ const capability& macros_capability() {
       cfg.add_message_types<caf::id_block::mixerd_macros>();
     };
     c.events = [] { return list_of_kinds<macro_executed, macro_page_change, macros_change>(); };
-    c.subscriptions = macro_subscriptions;
+    c.subscriptions = macros_subscriptions;
     c.contribute = [](const directory& dir, nlohmann::json& state) {
-      if (auto view = dir.view<macro_view>()) state["macros"] = macros::to_json(view->set);
+      if (auto view = dir.view<macros_view>()) state["macros"] = macros::to_json(view->set);
     };
     c.commands = macros_commands;
     c.settings = macros_settings;

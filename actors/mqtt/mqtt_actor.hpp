@@ -40,7 +40,7 @@ struct mqtt_wiring {
   // The command messages run through it (null in tests that send none).
   const command_runner* commands = nullptr;
   std::shared_ptr<const published<mixer_view>> mixer_source;
-  std::shared_ptr<const published<macro_view>> macros_source;
+  std::shared_ptr<const published<macros_view>> macros_source;
   std::shared_ptr<const published<profiles_view>> profiles_source;
   std::shared_ptr<const published<device_view>> device_source;
   std::string host_name;  // the default node_id

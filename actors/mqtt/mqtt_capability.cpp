@@ -19,7 +19,7 @@ const capability& mqtt_capability() {
       mqtt_wiring wiring{dir.get<settings_actor>(),
                          &ctx.commands,
                          dir.source<mixer_view>(),
-                         dir.source<macro_view>(),
+                         dir.source<macros_view>(),
                          dir.source<profiles_view>(),
                          dir.source<device_view>(),
                          read_host_name(),

@@ -1,7 +1,7 @@
 // The plant store's row: detached (it fsyncs plants.json).
 #include <caf/all.hpp>
 
-#include "actors/plants/plant_store_actor.hpp"
+#include "actors/plants/plants_actor.hpp"
 #include "actors/plants/plants_commands.hpp"
 #include "protocol/plants.hpp"
 

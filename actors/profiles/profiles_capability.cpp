@@ -3,7 +3,7 @@
 // delay the rows that subscribe to events the audio and device actors may already publish.
 #include <caf/all.hpp>
 
-#include "actors/profiles/profile_actor.hpp"
+#include "actors/profiles/profiles_actor.hpp"
 #include "actors/profiles/profiles_commands.hpp"
 #include "protocol/profiles.hpp"
 
@@ -18,7 +18,7 @@ const capability& profiles_capability() {
       profiles_wiring wiring{ctx.paths.data_dir + "/profiles", dir.get<mixer_actor>(),
                              dir.get<macros_actor>(),          dir.get<hub_actor>(),
                              dir.get<settings_actor>(),        dir.source<mixer_view>(),
-                             dir.source<macro_view>()};
+                             dir.source<macros_view>()};
       // Listed before any gateway opens: initial_state names the profiles from the start.
       auto opened = open_profiles(wiring.folder, ctx.settings, current_content(wiring));
       auto view = dir.slot(profiles_view{opened.profiles, opened.current});

@@ -1,4 +1,4 @@
-// What the system table hands to everyone who talks to the capabilities: each capability's
+// What the capability table hands to everyone who talks to the capabilities: each capability's
 // actor handle (by its interface type), the snapshot slot it publishes its readable state to
 // (by the view type), and the contributions to Socket.IO's initial_state. Filled once while the
 // actors are spawned, read-only afterwards, so any thread may read it without a lock.

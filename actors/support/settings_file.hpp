@@ -1,5 +1,5 @@
 // settings.json on disk: load and validate, atomic writes, the writers' lock, the pid file and
-// the generated secrets. Shared by the settings actor and the set-password / api-key commands
+// the generated secrets. Shared by the settings actor and the set-password / api-key subcommands
 // so that every writer follows the same rules (docs/api.md, "Data folder").
 #pragma once
 

@@ -20,7 +20,7 @@ void not_running(http::exchange& x) {
 }
 
 void get_macros(http::exchange& x) {
-  auto latest = x.dir.view<macro_view>();
+  auto latest = x.dir.view<macros_view>();
   if (!latest) return not_running(x);
   http::response res;
   res.body = latest->body.get([&] { return http::json_text(macros::to_json(latest->set)); });
@@ -28,7 +28,7 @@ void get_macros(http::exchange& x) {
 }
 
 void get_pages(http::exchange& x) {
-  auto latest = x.dir.view<macro_view>();
+  auto latest = x.dir.view<macros_view>();
   if (!latest) return not_running(x);
   reply(x, macros::pages_to_json(latest->set));
 }

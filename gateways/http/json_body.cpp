@@ -51,7 +51,7 @@ response toast_error(int status, std::string_view message) {
   return json_response(status, {{"error", reason_phrase(status)}, {"message", message}});
 }
 
-response plant_store_error(int status, std::string_view message) {
+response plants_error(int status, std::string_view message) {
   return json_response(status, {{"error", status}, {"message", message}});
 }
 

@@ -17,7 +17,7 @@ std::string json_text(const nlohmann::json& body);
 
 response controller_error(int status, std::string_view message);
 response toast_error(int status, std::string_view message);
-response plant_store_error(int status, std::string_view message);
+response plants_error(int status, std::string_view message);
 
 // "Not Found", "Bad Request", ... for a status code.
 std::string_view reason_phrase(int status);

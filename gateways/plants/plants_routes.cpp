@@ -9,10 +9,10 @@ namespace mixerd::plants_api {
 
 namespace {
 
-using http::plant_store_error;
+using http::plants_error;
 
 http::response unauthorized(std::string_view message) {
-  auto res = plant_store_error(401, message);
+  auto res = plants_error(401, message);
   res.headers.emplace_back("WWW-Authenticate", "Bearer");
   return res;
 }
@@ -49,7 +49,7 @@ http::listener_policy listener_policy() {
   http::listener_policy p;
   p.kind = http::listener_kind::plants;
   p.name = "plant store";
-  p.errors = plant_store_error;
+  p.errors = plants_error;
   // Its command checks the bearer token in the owner (plant.delete).
   p.grants = {commands::permission::plant_store_token};
   p.not_found = "No such endpoint: ";

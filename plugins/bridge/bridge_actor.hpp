@@ -44,7 +44,7 @@ struct plugins_wiring {
   // The views method calls read (null: that capability does not run).
   std::shared_ptr<const published<device_view>> device_source;
   std::shared_ptr<const published<mixer_view>> mixer;
-  std::shared_ptr<const published<macro_view>> macro_set;
+  std::shared_ptr<const published<macros_view>> macro_set;
   std::shared_ptr<const published<music_view>> music;
   // Starts the enabled plugins' processes only on ready_atom (the daemon: once its listeners
   // answer; until then they are listed as starting); false in tests, which start them at once.

@@ -23,7 +23,7 @@ const capability& plugins_capability() {
       wiring.commands = &ctx.commands;
       wiring.device_source = dir.source<device_view>();
       wiring.mixer = dir.source<mixer_view>();
-      wiring.macro_set = dir.source<macro_view>();
+      wiring.macro_set = dir.source<macros_view>();
       wiring.music = dir.source<music_view>();
       wiring.wait_for_ready = true;
       auto view = dir.slot(plugins_view{});
@@ -41,7 +41,7 @@ const capability& plugins_capability() {
                  "Plugins started again after a crash, an exit or a kill.", "counter");
       out.sample("mixerd_plugin_restarts_total", metrics::read(plugin_restarts_of_process()));
     };
-    c.subscriptions = plugin_subscriptions;
+    c.subscriptions = plugins_subscriptions;
     c.commands = plugins_commands;
     c.macro_kinds = plugins_macro_kinds;
     c.macro_interceptor = "plugin.intercept";

@@ -21,7 +21,7 @@
 // the plant store's 401; after each input, the io actor still takes replies (an exception in a
 // route's continuation would end it).
 // Not covered: the Socket.IO engine under /socket.io/ (stateful; its codec has its own targets);
-// the branches for a capability that does not run (the system table always runs all of them).
+// the branches for a capability that does not run (the capability table always runs all of them).
 #include <boost/asio/io_context.hpp>
 #include <boost/beast/_experimental/test/stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>

@@ -327,8 +327,8 @@ typename Handle::behavior_type stand_in(typename Handle::pointer,
   return make();
 }
 
-inline macro_view macro_view_of_set(macro_pages set) {
-  macro_view view;
+inline macros_view macro_view_of_set(macro_pages set) {
+  macros_view view;
   view.set = std::move(set);
   return view;
 }
@@ -418,7 +418,7 @@ class capabilities {
   std::shared_ptr<published<audio_view>> audio_;
   std::shared_ptr<published<auth_view>> auth_;
   std::shared_ptr<published<toast_view>> toast_;
-  std::shared_ptr<published<macro_view>> macros_;
+  std::shared_ptr<published<macros_view>> macros_;
   std::shared_ptr<published<profiles_view>> profiles_;
   std::string live_digest_;
   std::string idle_digest_;

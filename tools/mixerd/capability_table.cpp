@@ -15,7 +15,7 @@
 #include "actors/hub/hub_actor.hpp"
 #include "actors/mixer/mixer_actor.hpp"
 #include "actors/network/network_actor.hpp"
-#include "actors/plants/plant_store_actor.hpp"
+#include "actors/plants/plants_actor.hpp"
 #include "actors/settings/settings_actor.hpp"
 #include "actors/system/system_actor.hpp"
 #include "actors/toast/toast_actor.hpp"
@@ -28,7 +28,7 @@
 #include "protocol/smarthome.hpp"
 #include "protocol/stream.hpp"
 #if MIXERD_WITH_MACROS
-#include "actors/macros/macro_actor.hpp"
+#include "actors/macros/macros_actor.hpp"
 #endif
 #if MIXERD_WITH_STREAM
 #include "actors/stream/stream_actor.hpp"
@@ -40,7 +40,7 @@
 #include "actors/music/music_actor.hpp"
 #endif
 #if MIXERD_WITH_PROFILES
-#include "actors/profiles/profile_actor.hpp"
+#include "actors/profiles/profiles_actor.hpp"
 #endif
 #if MIXERD_WITH_MQTT
 #include "actors/mqtt/mqtt_actor.hpp"

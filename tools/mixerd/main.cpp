@@ -33,9 +33,9 @@ int main(int argc, char** argv) {
       std::cout << "mixerd " << app_version << "\n";
       return 0;
     case cli::mode::set_password:
-      return commands::set_password(parsed.opts);
+      return subcommands::set_password(parsed.opts);
     case cli::mode::api_key:
-      return commands::api_key(parsed.opts);
+      return subcommands::api_key(parsed.opts);
     case cli::mode::run:
       break;
   }

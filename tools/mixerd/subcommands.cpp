@@ -10,7 +10,7 @@
 #include "actors/auth/password_hash.hpp"
 #include "actors/support/settings_file.hpp"
 
-namespace mixerd::commands {
+namespace mixerd::subcommands {
 
 namespace {
 
@@ -111,4 +111,4 @@ int api_key(const cli::options& opts) {
   return rc;
 }
 
-}  // namespace mixerd::commands
+}  // namespace mixerd::subcommands

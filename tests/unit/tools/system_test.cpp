@@ -41,7 +41,7 @@ using mixerd::test::next_event;
 
 namespace {
 
-// Every capability spawned from the system table, as the daemon does, without a device (serial
+// Every capability spawned from the capability table, as the daemon does, without a device (serial
 // "none"), without an audio server and without a system bus.
 struct system_fixture {
   m::test::temp_dir data;
@@ -77,7 +77,7 @@ struct system_fixture {
 
 }  // namespace
 
-TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability and its views") {
+TEST_CASE_FIXTURE(system_fixture, "the capability table registers every capability and its views") {
   const auto& dir = running.dir;
   CHECK(dir.get<m::hub_actor>());
   CHECK(dir.get<m::settings_actor>());
@@ -135,7 +135,7 @@ TEST_CASE_FIXTURE(system_fixture, "the system table registers every capability a
 }
 
 TEST_CASE_FIXTURE(system_fixture,
-                  "the system table subscribes the mixer, the macros, the toast actor, the "
+                  "the capability table subscribes the mixer, the macros, the toast actor, the "
                   "plugin bridge and MQTT") {
   const auto hub = running.dir.get<m::hub_actor>();
   // The table's subscriptions were sent before this one: once this one gets an event, the hub
@@ -161,11 +161,11 @@ TEST_CASE_FIXTURE(system_fixture,
         m::toast_subscriptions());
 #if MIXERD_WITH_MACROS
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::macros_actor>())) ==
-        m::macro_subscriptions());
+        m::macros_subscriptions());
 #endif
 #if MIXERD_WITH_PLUGINS
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::plugins_actor>())) ==
-        m::plugin_subscriptions());
+        m::plugins_subscriptions());
 #endif
 #if MIXERD_WITH_MQTT
   CHECK(topics_of(caf::actor_cast<caf::actor>(running.dir.get<m::mqtt_actor>())) ==

@@ -49,7 +49,7 @@ void check_same(const mixer_snapshot& a, const mixer_snapshot& b) {
 
 // The mixer with four scoped actors standing in for the device, the hub, the settings actor and
 // the audio actor (each through its interface), so that every message it sends is observed.
-// Device input and device connects reach the mixer from the hub: the system table subscribes it
+// Device input and device connects reach the mixer from the hub: the capability table subscribes it
 // to mixer_subscriptions(); here the scoped hub sends them itself.
 struct mixer_fixture : mixerd::test::actor_fixture {
   caf::scoped_actor device{sys};
@@ -59,7 +59,7 @@ struct mixer_fixture : mixerd::test::actor_fixture {
   std::shared_ptr<mixerd::published<mixer_view>> view;
   mixerd::mixer_actor mixer;
 
-  // Spawns the mixer as the system table does and takes its watch messages.
+  // Spawns the mixer as the capability table does and takes its watch messages.
   void start(const json& initial = json::object()) {
     view = std::make_shared<mixerd::published<mixer_view>>(
         mixerd::mixer_view_of(mixerd::mixer_from_settings(initial)));
@@ -141,14 +141,14 @@ json mutes(std::vector<bool> individual, bool master) {
 TEST_CASE_FIXTURE(mixer_fixture, "mixer watches the settings and the audio actor") {
   start();  // checks both
   expect_quiet(device);
-  expect_quiet(hub);  // the mixer does not subscribe itself: the system table does
+  expect_quiet(hub);  // the mixer does not subscribe itself: the capability table does
 }
 
 TEST_CASE_FIXTURE(mixer_fixture, "mixer topics are device input and device connects") {
   CHECK(mixerd::mixer_subscriptions() ==
         mixerd::kinds_of<mixerd::device_input, mixerd::device_status>());
   start();
-  // Wired as the system table wires it: a real hub, the mixer subscribed to its topics.
+  // Wired as the capability table wires it: a real hub, the mixer subscribed to its topics.
   auto real_hub = spawn(mixerd::hub_behavior, std::size_t{4});
   hub->send(real_hub, caf::subscribe_atom_v, caf::actor_cast<caf::actor>(mixer),
             mixerd::mixer_subscriptions());

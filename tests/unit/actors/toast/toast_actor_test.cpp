@@ -37,8 +37,8 @@ mixerd::device_actor::behavior_type fake_device(mixerd::device_actor::pointer,
 }
 
 // The toast actor with a fake device and a scoped actor playing the settings actor. Events
-// reach it from the hub: the system table subscribes it to toast_subscriptions(); here the scoped
-// `hub` sends them itself.
+// reach it from the hub: the capability table subscribes it to toast_subscriptions(); here the
+// scoped `hub` sends them itself.
 struct toast_fixture : mixerd::test::actor_fixture {
   caf::scoped_actor device_lines{sys};
   caf::scoped_actor hub{sys};

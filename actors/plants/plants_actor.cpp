@@ -1,4 +1,4 @@
-#include "actors/plants/plant_store_actor.hpp"
+#include "actors/plants/plants_actor.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

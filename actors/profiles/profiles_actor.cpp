@@ -1,4 +1,4 @@
-#include "actors/profiles/profile_actor.hpp"
+#include "actors/profiles/profiles_actor.hpp"
 
 #include <algorithm>
 #include <caf/all.hpp>

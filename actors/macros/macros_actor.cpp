@@ -1,4 +1,4 @@
-#include "actors/macros/macro_actor.hpp"
+#include "actors/macros/macros_actor.hpp"
 
 #include <caf/all.hpp>
 #include <utility>
@@ -27,7 +27,7 @@ void publish(self_ptr self, event e) {
 }
 
 void publish_view(self_ptr self) {
-  self->state.view->store(macro_view_of(self->state.set));
+  self->state.view->store(macros_view_of(self->state.set));
 }
 
 void persist(self_ptr self) {
@@ -243,15 +243,15 @@ void on_settings_reloaded(self_ptr self, const nlohmann::json& settings) {
 
 }  // namespace
 
-macro_view macro_view_of(const macro_pages& set) {
-  macro_view view;
+macros_view macros_view_of(const macro_pages& set) {
+  macros_view view;
   view.set = set;
   return view;
 }
 
 macros_impl::behavior_type macros_behavior(macros_impl::stateful_pointer<macros_state> self,
-                                           macro_wiring wiring, nlohmann::json settings,
-                                           std::shared_ptr<published<macro_view>> view) {
+                                           macros_wiring wiring, nlohmann::json settings,
+                                           std::shared_ptr<published<macros_view>> view) {
   auto& st = self->state;
   st.set = macros::pages_from_settings(settings);
   st.wiring = std::move(wiring);

@@ -1,4 +1,4 @@
-#include "actors/macros/macro_actor.hpp"
+#include "actors/macros/macros_actor.hpp"
 
 #include <doctest/doctest.h>
 
@@ -43,7 +43,7 @@ struct macro_fixture {
   caf::scoped_actor profiles{actors.sys};
   caf::scoped_actor music{actors.sys};
   caf::scoped_actor plugins{actors.sys};
-  std::shared_ptr<m::published<m::macro_view>> view;
+  std::shared_ptr<m::published<m::macros_view>> view;
   m::macros_impl macros;
   // Every command of the daemon, their owners found here.
   m::directory dir;
@@ -57,15 +57,15 @@ struct macro_fixture {
   }
 
   void start(const json& initial = json::object()) {
-    view = std::make_shared<m::published<m::macro_view>>(
-        m::macro_view_of(m::macros::pages_from_settings(initial)));
+    view = std::make_shared<m::published<m::macros_view>>(
+        m::macros_view_of(m::macros::pages_from_settings(initial)));
     link<m::mixer_actor>(mixer);
-    m::macro_wiring wiring{playing<m::device_actor>(device),
-                           playing<m::hub_actor>(hub),
-                           playing<m::settings_actor>(settings),
-                           &io.io,
-                           &runner,
-                           {"plugin.intercept"}};
+    m::macros_wiring wiring{playing<m::device_actor>(device),
+                            playing<m::hub_actor>(hub),
+                            playing<m::settings_actor>(settings),
+                            &io.io,
+                            &runner,
+                            {"plugin.intercept"}};
     macros = actors.spawn(m::macros_behavior, wiring, initial, view);
     REQUIRE(receive_within(settings, [&](m::watch_atom, const caf::actor&) {}));
   }

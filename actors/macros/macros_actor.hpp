@@ -3,7 +3,7 @@
 // starts a slot; its executors (macro_executors.hpp) act and report each step back here, and the
 // outcome goes out as macro_executed and a log line. It keeps the device's 9 buttons in step
 // (MPAGE and MACRO lines on connect, on a page change and on an edit of the visible page),
-// persists every change through the settings actor and publishes a macro_view after each one.
+// persists every change through the settings actor and publishes a macros_view after each one.
 // Interface: protocol/macros.hpp; decisions: protocol/README.md, "Macros".
 #pragma once
 
@@ -31,7 +31,7 @@ class io_context;
 
 namespace mixerd {
 
-struct macro_wiring {
+struct macros_wiring {
   device_actor device;
   hub_actor hub;
   settings_actor settings;
@@ -57,24 +57,23 @@ struct macro_run {
 
 struct macros_state {
   macro_pages set;
-  macro_wiring wiring;
-  std::shared_ptr<published<macro_view>> view;
+  macros_wiring wiring;
+  std::shared_ptr<published<macros_view>> view;
   // At most one run per slot (36 in all): a slot still running is not started again.
   std::map<std::uint64_t, macro_run> runs;
   std::uint64_t last_run = 0;
   static inline const char* name = "macros";
 };
 
-// The macro actor's full interface: its public one, the links of the system table and its
-// executors' reports.
+// The macro actor's full interface: its public one and its executors' reports.
 using macros_impl = macros_actor::extend<caf::reacts_to<macro_step_done>>;
 
 // The published view of a page set.
-macro_view macro_view_of(const macro_pages& set);
+macros_view macros_view_of(const macro_pages& set);
 
 macros_impl::behavior_type macros_behavior(macros_impl::stateful_pointer<macros_state> self,
-                                           macro_wiring wiring, nlohmann::json settings,
-                                           std::shared_ptr<published<macro_view>> view);
+                                           macros_wiring wiring, nlohmann::json settings,
+                                           std::shared_ptr<published<macros_view>> view);
 
 // Its row of the capability table (actors/macros/macros_capability.cpp).
 const capability& macros_capability();

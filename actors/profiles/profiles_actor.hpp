@@ -36,7 +36,7 @@ struct profiles_wiring {
   settings_actor settings;  // may be invalid in tests
   // Where the current state is read from when a profile is saved.
   std::shared_ptr<const published<mixer_view>> mixer_state;
-  std::shared_ptr<const published<macro_view>> macros_state;  // null: the default pages
+  std::shared_ptr<const published<macros_view>> macros_state;  // null: the default pages
 };
 
 // The folder as the start-up found it (and made it: the folder, Default on a first start).

@@ -1,4 +1,4 @@
-#include "actors/profiles/profile_actor.hpp"
+#include "actors/profiles/profiles_actor.hpp"
 
 #include <doctest/doctest.h>
 
@@ -38,14 +38,14 @@ struct profiles_fixture : mixerd::test::actor_fixture {
   std::shared_ptr<mixerd::published<mixerd::mixer_view>> mixer_state =
       std::make_shared<mixerd::published<mixerd::mixer_view>>(
           mixerd::mixer_view_of(mixerd::mixer_snapshot{}));
-  std::shared_ptr<mixerd::published<mixerd::macro_view>> macros_state;
+  std::shared_ptr<mixerd::published<mixerd::macros_view>> macros_state;
   std::shared_ptr<mixerd::published<profiles_view>> view;
   mixerd::profiles_actor actor;
 
   profiles_fixture() {
-    mixerd::macro_view pages;
+    mixerd::macros_view pages;
     pages.set = mixerd::macros::default_pages();
-    macros_state = std::make_shared<mixerd::published<mixerd::macro_view>>(std::move(pages));
+    macros_state = std::make_shared<mixerd::published<mixerd::macros_view>>(std::move(pages));
   }
 
   void set_volume(int volume) {
@@ -54,7 +54,7 @@ struct profiles_fixture : mixerd::test::actor_fixture {
     mixer_state->store(mixerd::mixer_view_of(mix));
   }
 
-  // Opens the folder as the system table does, spawns the actor and takes its watch message.
+  // Opens the folder as the capability table does, spawns the actor and takes its watch message.
   void start(const json& initial_settings = json::object(), bool with_macros = true) {
     mixerd::profiles_wiring wiring{
         folder,
