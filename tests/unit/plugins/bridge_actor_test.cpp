@@ -38,7 +38,18 @@ std::string manifest(const std::string& id, const std::string& cls = "P") {
       .dump();
 }
 
-struct bridge_fixture : mixerd::test::actor_fixture {
+// Where the bridge's commands find the device and the toast actor (and the device's view). A
+// base before the actor system: the system's destructor waits for the bridge, which may still
+// run a command while it ends, so the table and the directory must outlive it.
+struct bridge_commands {
+  mixerd::directory dir;
+  std::shared_ptr<mixerd::published<mixerd::device_view>> device_view =
+      dir.slot(mixerd::device_view{});
+  mixerd::command_table commands{mixerd::commands_of(mixerd::capability_table())};
+  mixerd::command_runner runner{commands, dir};
+};
+
+struct bridge_fixture : bridge_commands, mixerd::test::actor_fixture {
   mixerd::test::temp_dir data;
   caf::scoped_actor hub{sys};
   caf::scoped_actor device{sys};
@@ -47,12 +58,6 @@ struct bridge_fixture : mixerd::test::actor_fixture {
   caf::scoped_actor client{sys};
   std::shared_ptr<mixerd::published<mixerd::plugins_view>> view =
       std::make_shared<mixerd::published<mixerd::plugins_view>>();
-  // Where the bridge's commands find the device and the toast actor (and the device's view).
-  mixerd::directory dir;
-  std::shared_ptr<mixerd::published<mixerd::device_view>> device_view =
-      dir.slot(mixerd::device_view{});
-  mixerd::command_table commands{mixerd::commands_of(mixerd::capability_table())};
-  mixerd::command_runner runner{commands, dir};
   mixerd::plugins_actor bridge;
   std::string sdk_dir = MIXERD_TEST_SDK_DIR;
 

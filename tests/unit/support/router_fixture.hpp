@@ -29,11 +29,12 @@ namespace mixerd::test {
 // socket is involved.
 struct router_fixture {
   mixerd::test::io_thread io;  // first: destroyed last
-  mixerd::test::actor_fixture actors;
+  // Every command of the daemon's rows, run against the stand-ins registered in `dir`; before the
+  // actors, which may still run a command while the actor system waits for them.
   mixerd::directory dir;
-  // Every command of the daemon's rows, run against the stand-ins registered in `dir`.
   mixerd::command_table commands{mixerd::commands_of(mixerd::capability_table())};
   mixerd::command_runner runner{commands, dir};
+  mixerd::test::actor_fixture actors;
   std::unique_ptr<http::io_actor> actor = std::make_unique<http::io_actor>(actors.sys, io.io);
   std::optional<http::listener_policy> policy;
   http::handler router;

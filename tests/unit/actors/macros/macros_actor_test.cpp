@@ -35,6 +35,11 @@ namespace {
 // the commands its macros run find them. Command macros run on a real io thread.
 struct macro_fixture {
   m::test::io_thread io;  // first: destroyed last
+  // Every command of the daemon, their owners found here. Before the actors: a macro may still
+  // run a command while the actor system waits for its actors at the end.
+  m::directory dir;
+  m::command_table commands{m::commands_of(m::capability_table())};
+  m::command_runner runner{commands, dir};
   m::test::actor_fixture actors;
   caf::scoped_actor device{actors.sys};
   caf::scoped_actor hub{actors.sys};
@@ -45,10 +50,6 @@ struct macro_fixture {
   caf::scoped_actor plugins{actors.sys};
   std::shared_ptr<m::published<m::macros_view>> view;
   m::macros_impl macros;
-  // Every command of the daemon, their owners found here.
-  m::directory dir;
-  m::command_table commands{m::commands_of(m::capability_table())};
-  m::command_runner runner{commands, dir};
 
   // A stand-in for the capability of interface Handle, from now on.
   template <class Handle>

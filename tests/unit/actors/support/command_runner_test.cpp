@@ -47,11 +47,12 @@ std::vector<m::command> test_commands() {
 }
 
 struct runner_fixture {
-  m::test::actor_fixture actors;
-  caf::scoped_actor mixer{actors.sys};
+  // Before the actors, which may still run a command while the actor system waits for them.
   m::directory dir;
   m::command_table table{test_commands()};
   m::command_runner runner{table, dir};
+  m::test::actor_fixture actors;
+  caf::scoped_actor mixer{actors.sys};
 
   // Runs `name` from an event-based actor (as a front end does) and returns its result.
   m::command_result run(const std::string& name, json input, m::command_origin origin = {}) {
