@@ -14,7 +14,6 @@ import contextlib
 import http.client
 import json
 import os
-import platform
 import re
 import signal
 import statistics
@@ -29,6 +28,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 
 import conftest  # noqa: E402  Daemon, FakeDevice, get_json, wait_until
 import footprint  # noqa: E402
+import machine  # noqa: E402
 import report  # noqa: E402
 import sio_latency as lat  # noqa: E402
 
@@ -40,40 +40,6 @@ FULL = {"seconds": 10, "chunk_s": 2, "warm_up_s": 1, "rate": 200, "wrk_seconds":
         "wrk_rounds": 3, "wrk_warm_up_s": 1, "startup_runs": 10, "settle_s": 2.0, "many": 100}
 QUICK = {"seconds": 2, "chunk_s": 1, "warm_up_s": 1, "rate": 200, "wrk_seconds": 2,
          "wrk_rounds": 2, "wrk_warm_up_s": 1, "startup_runs": 3, "settle_s": 0.5, "many": 100}
-
-
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return [float(x) for x in f.read().split()[:3]]
-
-
-def version_of(cmd):
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=10)
-        return (out.stdout or out.stderr).strip().splitlines()[0]
-    except (OSError, IndexError, subprocess.TimeoutExpired):
-        return None
-
-
-def machine_info(args):
-    with open("/proc/cpuinfo") as f:
-        model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), None)
-    return {"cpus": os.cpu_count(), "cpu_model": model, "kernel": platform.release(),
-            "mixerd": args.mixerd, "mixerd_version": version_of([args.mixerd, "--version"]),
-            "mixerd_minimal": args.minimal,
-            "mixerd_minimal_version": version_of([args.minimal, "--version"]),
-            "node": version_of(["node", "--version"]), "wrk": version_of(["wrk", "-v"]),
-            "socket_io": socket_io_version(),
-            "loadavg_start": loadavg()}
-
-
-def socket_io_version():
-    try:
-        path = os.path.join(HERE, "node_peer", "node_modules", "socket.io", "package.json")
-        with open(path) as f:
-            return json.load(f)["version"]
-    except (OSError, ValueError, KeyError):
-        return None
 
 
 def get_raw(url):
@@ -443,7 +409,7 @@ def measure_paths(tmp, daemon, device, args, cfg, stack, result):
 
 
 def measure(args, cfg, stack):
-    result = {"quick": args.quick, "config": cfg, "machine": machine_info(args)}
+    result = {"quick": args.quick, "config": cfg, "machine": machine.machine_info(args)}
     tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="mixerd-bench-"))
 
     # The minimal build first, alone and stopped once measured: its GET /api/sliders body (the
@@ -481,7 +447,7 @@ def measure(args, cfg, stack):
     if code != 0:
         result["mixerd"]["log_tail"] = daemon.log[-20:]
     result["codec_ns_per_op"] = run_codec_bench(args.codec_bench)
-    result["machine"]["loadavg_end"] = loadavg()
+    result["machine"]["loadavg_end"] = machine.loadavg()
     result["targets"] = report.targets(result)
     return result
 
