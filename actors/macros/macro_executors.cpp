@@ -40,11 +40,7 @@ void report(self_ptr self, step_ref at, std::string error) {
 
 // How the log names the slot a step belongs to.
 std::string label_of(self_ptr self, step_ref at) {
-  auto it = self->state.runs.find(at.run);
-  if (it == self->state.runs.end()) return "macro";
-  const auto& r = it->second;
-  return "macro '" + r.name + "' (page " + std::to_string(r.page) + ", slot " +
-         std::to_string(r.index) + ")";
+  return run_label(self, at.run);
 }
 
 // ---- command: the program without a shell, on the io thread ---------------------------------
@@ -206,11 +202,7 @@ void run_as_command(self_ptr self, step_ref at, const command_request& request) 
   const auto* commands = self->state.wiring.commands;
   const auto* known = commands ? commands->table().find(request.name) : nullptr;
   if (known == nullptr) return report(self, at, request.name + " is not available in this build");
-  command_origin origin;
-  origin.from = command_origin::front_end::macro;
-  origin.grants = {commands::permission::control, commands::permission::local};
-  origin.who = label_of(self, at);
-  commands->run(self, std::move(origin), *known, request.args,
+  commands->run(self, macro_origin(label_of(self, at)), *known, request.args,
                 [self, at, unavailable = std::string(known->unavailable)](command_result r) {
                   if (r.ok()) return report(self, at, "");
                   report(self, at, r.internal ? unavailable : r.error);
@@ -218,6 +210,22 @@ void run_as_command(self_ptr self, step_ref at, const command_request& request) 
 }
 
 }  // namespace
+
+std::string run_label(self_ptr self, std::uint64_t run) {
+  auto it = self->state.runs.find(run);
+  if (it == self->state.runs.end()) return "macro";
+  const auto& r = it->second;
+  return "macro '" + r.name + "' (page " + std::to_string(r.page) + ", slot " +
+         std::to_string(r.index) + ")";
+}
+
+command_origin macro_origin(std::string who) {
+  command_origin origin;
+  origin.from = command_origin::front_end::macro;
+  origin.grants = {commands::permission::control, commands::permission::local};
+  origin.who = std::move(who);
+  return origin;
+}
 
 void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::json& fields) {
   const step_ref at{run, step};

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "actors/macros/macros_actor.hpp"
 
@@ -19,5 +20,11 @@ using self_ptr = macros_impl::stateful_pointer<macros_state>;
 // Starts one step of run `run`: `fields` is a validated macro of any kind but none, sequence
 // and delay. The http step also arms its own time limit (a late answer is dropped).
 void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::json& fields);
+
+// "macro 'Name' (page P, slot S)", as logs and command origins name a run; "macro" once it ended.
+std::string run_label(self_ptr self, std::uint64_t run);
+
+// How a macro asks a command (its kind's, or an interceptor): a local front end, named `who`.
+command_origin macro_origin(std::string who);
 
 }  // namespace mixerd::macro_executors

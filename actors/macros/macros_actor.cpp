@@ -60,15 +60,7 @@ void set_changed(self_ptr self, bool visible_page_changed) {
 // How a run's commands are asked: as a macro, which may do what the controller and local code
 // may (it was stored by someone allowed to).
 command_origin origin_of(self_ptr self, std::uint64_t id) {
-  command_origin origin;
-  origin.from = command_origin::front_end::macro;
-  origin.grants = {commands::permission::control, commands::permission::local};
-  const auto it = self->state.runs.find(id);
-  origin.who = it == self->state.runs.end()
-                   ? std::string("macro")
-                   : "macro '" + it->second.name + "' (page " + std::to_string(it->second.page) +
-                         ", slot " + std::to_string(it->second.index) + ")";
-  return origin;
+  return macro_executors::macro_origin(macro_executors::run_label(self, id));
 }
 
 bool is_running(self_ptr self, int page, int index) {
