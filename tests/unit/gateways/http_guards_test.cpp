@@ -102,7 +102,7 @@ struct reports {
 
 }  // namespace
 
-TEST_CASE("a Transfer-Encoding other than chunked alone is 400; the request behind is unanswered") {
+TEST_CASE("a Transfer-Encoding other than chunked alone is 400, the request behind is unanswered") {
   for (const char* coding : {"gzip", "xchunked", "identity", "chunked, gzip"}) {
     CAPTURE(coding);
     counting_handler counter;
@@ -136,7 +136,7 @@ TEST_CASE("gzip before a final chunked is 501 and closes") {
   CHECK(*counter.calls == 0);
 }
 
-TEST_CASE("HTTP/1.1 without a Host or with two is 400; HTTP/1.0 without one is served") {
+TEST_CASE("HTTP/1.1 without a Host or with two is 400, HTTP/1.0 without one is served") {
   counting_handler counter;
   test_server server(counter.handler());
   REQUIRE(server.ok());

@@ -365,7 +365,7 @@ TEST_CASE("stop closes the acceptor and live sessions") {
   server.on_io([] {});
 }
 
-TEST_CASE("each answer is reported with the route tag its handler noted; untagged ones are not") {
+TEST_CASE("each answer is reported with the route tag its handler noted, untagged ones are not") {
   std::mutex mutex;
   std::vector<std::pair<std::uint32_t, int>> answered;
   auto options = test_options();

@@ -61,7 +61,7 @@ TEST_CASE("an echoed coding is cut short") {
   CHECK(refusal->message.size() < 200);
 }
 
-TEST_CASE("HTTP/1.1 needs exactly one Host; HTTP/1.0 may have none") {
+TEST_CASE("HTTP/1.1 needs exactly one Host, HTTP/1.0 may have none") {
   CHECK_FALSE(mh::check_host_count(1, 11));
   CHECK(mh::check_host_count(0, 11)->status == 400);
   CHECK(mh::check_host_count(2, 11)->status == 400);

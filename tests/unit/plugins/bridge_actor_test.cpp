@@ -180,7 +180,7 @@ TEST_CASE_FIXTURE(bridge_fixture, "on_macro_execute answers the macro actor's as
 
 TEST_CASE_FIXTURE(bridge_fixture,
                   "disabling calls on_disable and on_unload, ends the process and "
-                  "is persisted; enabling starts it again") {
+                  "is persisted, enabling starts it again") {
   const auto dir = add("rec", manifest("test.recorder"), recorder);
   start();
   await_status("test.recorder", plugin_state::running);

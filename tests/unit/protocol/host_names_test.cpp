@@ -62,7 +62,7 @@ TEST_CASE("a dotted host name also answers to its first label, as mDNS announces
   CHECK_FALSE(host_names::served(bare, ".local"));
 }
 
-TEST_CASE("allowed_hosts entries: host names and *.name; the rest is skipped") {
+TEST_CASE("allowed_hosts entries: host names and *.name, the rest is skipped") {
   CHECK(host_names::valid_allowed_entry("mixer.example.com"));
   CHECK(host_names::valid_allowed_entry("mixer.example.com."));
   CHECK(host_names::valid_allowed_entry("*.example.com"));

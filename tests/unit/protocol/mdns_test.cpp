@@ -24,7 +24,7 @@ TEST_CASE("mdns: the instance name names the host and fits one DNS label") {
   CHECK(cut == "mixerd on " + std::string(52, 'a'));
 }
 
-TEST_CASE("mdns: both services with the port and TXT path and version; https with TLS") {
+TEST_CASE("mdns: both services with the port and TXT path and version, https with TLS") {
   const auto plain = mdns::records_for({5000, false});
   REQUIRE(plain.size() == 2);
   CHECK(plain[0].type == "_http._tcp");

@@ -22,7 +22,7 @@ std::uint64_t count_of(const request_counts& c, std::size_t listener, std::size_
 
 }  // namespace
 
-TEST_CASE("request counts: by listener, route and status; an untouched table has no rows") {
+TEST_CASE("request counts: by listener, route and status, an untouched table has no rows") {
   auto c = std::make_unique<request_counts>();
   CHECK(c->rows().empty());
   c->count(0, 3, 200);

@@ -77,7 +77,7 @@ TEST_CASE("node ids: the host name reduced, or a valid setting") {
   CHECK(refused_key({{"mqtt", {{"node_id", std::string(65, 'a')}}}}) == "mqtt.node_id");
 }
 
-TEST_CASE("other keys: credentials, prefix, unknown keys; the password never in the error") {
+TEST_CASE("other keys: credentials, prefix, unknown keys, the password never in the error") {
   auto s = parsed({{"mqtt",
                     {{"url", "mqtt://b"},
                      {"username", "ha"},

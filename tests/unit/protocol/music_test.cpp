@@ -142,7 +142,7 @@ TEST_CASE("the active player: the one that most recently started playing, else t
   CHECK(music::active_of(players) == nullptr);
 }
 
-TEST_CASE("media actions map to the MPRIS Player methods; nothing else does") {
+TEST_CASE("media actions map to the MPRIS Player methods, nothing else does") {
   CHECK(music::method_of("play_pause") == "PlayPause");
   CHECK(music::method_of("play") == "Play");
   CHECK(music::method_of("pause") == "Pause");

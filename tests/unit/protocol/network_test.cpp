@@ -64,7 +64,7 @@ TEST_CASE("address classes") {
   CHECK_FALSE(network::is_ipv6("10.0.0.1"));
 }
 
-TEST_CASE("an IPv6 client is its /64 network; an IPv4 one its address") {
+TEST_CASE("an IPv6 client is its /64 network, an IPv4 one its address") {
   CHECK(network::client_of("2001:db8:1:2:aaaa:bbbb:cccc:dddd") == "2001:db8:1:2::/64");
   CHECK(network::client_of("::1") == "::/64");
   CHECK(network::client_of("192.0.2.7") == "192.0.2.7");

@@ -180,7 +180,7 @@ TEST_CASE("effective settings are the schema's defaults with the stored values o
         json_value{{"threshold", 90}, {"label", nullptr}});
 }
 
-TEST_CASE("plugin lines decode to their kind; anything unusable is a bad line") {
+TEST_CASE("plugin lines decode to their kind, anything unusable is a bad line") {
   auto ready =
       plugins::decode_plugin_line(R"({"type":"ready","hooks":["on_load","on_slider_change"]})");
   REQUIRE(std::holds_alternative<plugins::line_ready>(ready));

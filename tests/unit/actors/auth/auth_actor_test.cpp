@@ -375,7 +375,7 @@ TEST_CASE_FIXTURE(auth_fixture, "a reload that shortens the lifetime applies to 
   CHECK(auth::expired(*t, used_at(live.login_ms + 2001), live.login_ms + 2001));
 }
 
-TEST_CASE("one checker thread fewer than the cores; the queue holds what starts within 2 s") {
+TEST_CASE("one checker thread fewer than the cores, the queue holds what starts within 2 s") {
   using namespace std::chrono_literals;
   CHECK(mixerd::checker_pool_size() >= 1);
   CHECK(mixerd::checker_pool_size() <= mixerd::login_limits::max_checkers);

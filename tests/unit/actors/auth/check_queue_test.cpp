@@ -48,7 +48,7 @@ TEST_CASE("a full queue refuses the check that would run last") {
   CHECK(drain(q) == std::vector<int>{5, 4, 2});
 }
 
-TEST_CASE("checks that waited too long are taken out; a smaller capacity refuses the last") {
+TEST_CASE("checks that waited too long are taken out, a smaller capacity refuses the last") {
   queue q(10);
   for (int i = 0; i < 6; ++i)
     q.push(static_cast<std::size_t>(i % 2), t0 + i * 1s, i);

@@ -36,7 +36,7 @@ TEST_CASE("five attempts in five minutes, then refused until the oldest leaves t
   CHECK(throttle.admit("192.0.2.2", t0 + 60s).admitted);  // another client has its own count
 }
 
-TEST_CASE("a success clears the client; an attempt taken back no longer counts") {
+TEST_CASE("a success clears the client, an attempt taken back no longer counts") {
   login_throttle throttle(5, 5min, 16);
   login_throttle::counted last;
   for (int i = 0; i < 5; ++i)
