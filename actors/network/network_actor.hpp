@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "actors/support/capability.hpp"
+#include "actors/support/interface_addresses.hpp"
 #include "protocol/atoms.hpp"
 #include "protocol/host_names.hpp"
 #include "protocol/network.hpp"
@@ -53,9 +54,6 @@ struct network_state {
   std::string overlay_name;
   static inline const char* name = "network";
 };
-
-// The addresses of the interfaces that are up.
-std::vector<interface_address> read_interface_addresses();
 
 // This machine's host name (gethostname); "" when it has none.
 std::string read_host_name();

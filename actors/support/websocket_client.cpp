@@ -1,7 +1,5 @@
 #include "actors/support/websocket_client.hpp"
 
-#include <openssl/ssl.h>
-
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl.hpp>
@@ -15,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "actors/support/tls_client.hpp"
 #include "protocol/atoms.hpp"
 
 namespace mixerd {
@@ -31,13 +30,6 @@ using tcp = net::ip::tcp;
 // Without traffic for this long the link sends a ping; without an answer for as long again it is
 // broken (a peer that vanished without closing TCP is noticed).
 constexpr auto idle_limit = std::chrono::seconds(30);
-
-std::string host_header(const uri::url_parts& url) {
-  std::string host = url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host;
-  const int default_port = url.tls ? 443 : 80;
-  if (url.port != default_port) host += ":" + std::to_string(url.port);
-  return host;
-}
 
 template <bool Tls>
 class link final : public websocket_client, public std::enable_shared_from_this<link<Tls>> {
@@ -103,14 +95,7 @@ class link final : public websocket_client, public std::enable_shared_from_this<
     beast::get_lowest_layer(ws_).socket().set_option(tcp::no_delay(true), ec);
     if constexpr (Tls) {
       auto& stream = ws_.next_layer();
-      // SNI, and the name the certificate must carry.
-      SSL_set_tlsext_host_name(stream.native_handle(), endpoint_.url.host.c_str());
-      if (endpoint_.verify_tls) {
-        stream.set_verify_mode(ssl::verify_peer);
-        stream.set_verify_callback(ssl::host_name_verification(endpoint_.url.host));
-      } else {
-        stream.set_verify_mode(ssl::verify_none);
-      }
+      prepare_tls(stream, endpoint_.url.host, endpoint_.verify_tls);
       stream.async_handshake(ssl::stream_base::client,
                              [self = this->shared_from_this()](beast::error_code ec) {
                                if (self->ended_) return;
@@ -247,15 +232,6 @@ class link final : public websocket_client, public std::enable_shared_from_this<
   bool ended_ = false;
   bool silent_ = false;
 };
-
-std::shared_ptr<ssl::context> client_tls_context() {
-  auto ctx = std::make_shared<ssl::context>(ssl::context::tls_client);
-  ctx->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
-                   ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
-  beast::error_code ignored;  // no trust store: verification fails and says so
-  ctx->set_default_verify_paths(ignored);
-  return ctx;
-}
 
 }  // namespace
 
