@@ -81,12 +81,23 @@ std::string_view to_string(param_type type) {
   return "unknown";
 }
 
+int depth_from_header(std::string_view value) {
+  int depth = 0;
+  for (char c : value) {
+    if (c < '0' || c > '9') return 0;
+    depth = std::min(99, depth * 10 + (c - '0'));
+  }
+  return depth;
+}
+
 std::string_view to_string(permission p) {
   switch (p) {
     case permission::control:
       return "control";
     case permission::local:
       return "local";
+    case permission::trusted:
+      return "trusted";
     case permission::toast_api_key:
       return "toast_api_key";
     case permission::plant_store_token:

@@ -27,12 +27,22 @@ std::string_view to_string(param_type type);
 
 // Who may run a command. A front end grants some of these to the caller it serves.
 enum class permission {
-  control,            // whoever may use the controller (its login rule), MQTT, OSC, plugins, macros
-  local,              // code that runs on the machine only: plugins and macros
+  control,  // whoever may use the controller (its login rule), MQTT, OSC, plugins, macros
+  local,    // code that runs on the machine only: plugins and macros
+  // A caller who may aim mixerd at the network (an http macro): with login on, whoever logged
+  // in; with login off, a client on loopback whose request comes from no other web origin; and
+  // local code (protocol/README.md, "Who may aim mixerd at the network").
+  trusted,
   toast_api_key,      // the holder of the notification API key (the notification listener)
   plant_store_token,  // the holder of the plant store's token (the plant store listener)
 };
 std::string_view to_string(permission p);
+
+// The request header that carries a macro run's depth to whoever an http macro calls, and brings
+// it back when that is mixerd's API (command_origin::depth).
+inline constexpr std::string_view depth_header = "X-Mixerd-Macro-Depth";
+// Its value: a number from 0 to 99 (larger reads as 99), 0 when absent or not a number.
+int depth_from_header(std::string_view value);
 
 // Why arguments were refused: the sentence names the field; 400, or 403 for something the
 // caller may not do (a command macro from the network).

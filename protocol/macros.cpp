@@ -206,6 +206,15 @@ std::optional<settings_schema::problem> check_macros(const json& s) {
   return settings_schema::problem{key, error};
 }
 
+std::optional<settings_schema::problem> check_http_allow(const json& s) {
+  auto it = s.find(http_targets::allow_key);
+  if (it == s.end()) return std::nullopt;
+  std::string key;
+  std::string error;
+  if (http_targets::parse_allow(*it, key, error)) return std::nullopt;
+  return settings_schema::problem{key, error};
+}
+
 }  // namespace
 
 settings_schema::part macros_settings() {
@@ -220,7 +229,18 @@ settings_schema::part macros_settings() {
           {{"current_page", {{"type", "integer"}, {"minimum", 0}, {"maximum", 3}, {"default", 0}}},
            {"page_names", {{"type", "object"}}},
            {"pages", {{"type", "object"}}}}}},
-        check_macros}}};
+        check_macros},
+       {http_targets::allow_key,
+        {{"type", "array"},
+         {"items", {{"type", "string"}, {"maxLength", http_targets::max_allow_entry_bytes}}},
+         {"maxItems", http_targets::max_allow_entries},
+         {"default", nlohmann::json::array()},
+         {"description",
+          "Where on this machine http macros may go: host names (\"localhost:8123\"), addresses "
+          "(\"127.0.0.1\", \"[::1]:8080\") or networks (\"169.254.0.0/16\"), each with an "
+          "optional port. Loopback, this machine's own addresses and link-local addresses are "
+          "refused unless listed here; mixerd's own listeners always are"}},
+        check_http_allow}}};
 }
 
 }  // namespace mixerd

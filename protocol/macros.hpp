@@ -16,9 +16,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "protocol/device.hpp"
 #include "protocol/events.hpp"
+#include "protocol/http_targets.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/mixer.hpp"
 #include "protocol/settings.hpp"
@@ -79,12 +81,16 @@ struct macro_pages {
 struct macro_trigger {
   std::optional<int> page;  // 0-3
   int index = 0;            // 0-8
+  int depth = 0;            // command_origin::depth of the request: a run asked by a run
 };
 struct macro_trigger_outcome {
-  enum class result { started, empty, running };
+  // too_deep: asked through a chain of more than macros::max_run_depth runs; too_often: past the
+  // slot's or the daemon's run budget (macros::slot_runs, macros::daemon_runs).
+  enum class result { started, empty, running, too_deep, too_often };
   result what = result::started;
   int page = 0;  // the page it ran on (resolved when the request named none)
   std::string name;
+  int retry_after = 0;  // too_often: whole seconds until the budget has room
 };
 // -> macro (the slot as stored). A validated macro into a slot; an empty one (type none) empties
 // it.
@@ -122,6 +128,8 @@ struct macro_step_done {
 struct macros_view {
   macro_pages set;
   encoded_once body;
+  // Setting http_macro_allow: where http macros may go on this machine (protocol/http_targets).
+  std::vector<http_targets::allow_entry> http_allow;
 };
 
 // The events (hub subscriptions) of the macro actor: device input (MACRO,<i>,PRESS and MPAGE,<p>)
@@ -155,6 +163,20 @@ inline constexpr std::size_t max_http_body_bytes = 16 * 1024;
 inline constexpr std::size_t max_http_headers = 32;
 inline constexpr auto command_timeout = std::chrono::seconds(30);
 inline constexpr auto http_timeout = std::chrono::seconds(5);
+// What an http macro reads of an answer: more closes the connection and fails the step.
+inline constexpr std::size_t max_http_answer_bytes = 1024 * 1024;
+inline constexpr std::size_t max_http_answer_header_bytes = 16 * 1024;
+// http macro requests in flight at once across the daemon; one more fails at once.
+inline constexpr std::size_t max_http_in_flight = 8;
+// A run asked by a run asked by ... : past this depth it is refused (508).
+inline constexpr int max_run_depth = 4;
+// Run budgets (429 past them): per slot, and for the whole daemon.
+struct run_budget {
+  std::size_t runs;
+  std::chrono::seconds window;
+};
+inline constexpr run_budget slot_runs{10, std::chrono::seconds(2)};
+inline constexpr run_budget daemon_runs{20, std::chrono::seconds(1)};
 
 // Validates one Macro object. On error fills `error` with a sentence naming the field (prefixed
 // with `where`, e.g. "steps[2].key must be ...") and, for a command from the API, sets

@@ -98,6 +98,27 @@ bool in_overlay_range(std::string_view address) {
   return a && std::equal(prefix.begin(), prefix.end(), a->begin());
 }
 
+std::optional<std::array<unsigned char, 16>> address_bytes(std::string_view address) {
+  if (auto v6 = ipv6(address)) return v6;
+  auto v4 = ipv4(address);
+  if (!v4) return std::nullopt;
+  std::array<unsigned char, 16> out{};
+  out[10] = out[11] = 0xFF;
+  for (int i = 0; i < 4; ++i)
+    out[12 + i] = static_cast<unsigned char>(*v4 >> (24 - 8 * i));
+  return out;
+}
+
+std::string address_text(const std::array<unsigned char, 16>& bytes) {
+  static constexpr std::array<unsigned char, 12> mapped{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+  std::array<char, INET6_ADDRSTRLEN> text{};
+  if (std::equal(mapped.begin(), mapped.end(), bytes.begin()))
+    inet_ntop(AF_INET, bytes.data() + 12, text.data(), text.size());
+  else
+    inet_ntop(AF_INET6, bytes.data(), text.data(), text.size());
+  return text.data();
+}
+
 std::string client_of(std::string_view address) {
   auto bytes = ipv6(address);
   if (!bytes) return std::string(address);

@@ -8,6 +8,7 @@
 #include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -48,6 +49,10 @@ bool is_loopback(std::string_view address);    // 127.0.0.0/8, ::1
 bool is_link_local(std::string_view address);  // 169.254.0.0/16, fe80::/10
 // 100.64.0.0/10 (the overlay's IPv4 range) or fd7a:115c:a1e0::/48 (its IPv6 range).
 bool in_overlay_range(std::string_view address);
+// An address as 16 bytes, IPv4 as ::ffff:a.b.c.d (nullopt for text that is none), and back
+// (the IPv4 form for a mapped one).
+std::optional<std::array<unsigned char, 16>> address_bytes(std::string_view address);
+std::string address_text(const std::array<unsigned char, 16>& bytes);
 
 // The client an address counts as in per-client limits: the address itself, or
 // "<prefix>::/64" for IPv6 (a client usually gets a whole /64, so counting each of its addresses

@@ -1,7 +1,5 @@
 #include "actors/macros/macro_executors.hpp"
 
-#include <httplib.h>
-
 #include <algorithm>
 #include <caf/all.hpp>
 #include <cstdlib>
@@ -11,9 +9,11 @@
 #include <vector>
 
 #include "actors/macros/keyboard_output.hpp"
+#include "actors/support/interface_addresses.hpp"
 #include "actors/support/log.hpp"
 #include "actors/support/program_runner.hpp"
 #include "protocol/hotkeys.hpp"
+#include "protocol/http_targets.hpp"
 #include "protocol/macro_kinds.hpp"
 #include "protocol/uri.hpp"
 #include "protocol/validation.hpp"
@@ -94,103 +94,112 @@ void run_command_macro(self_ptr self, step_ref at, const json& fields) {
               });
 }
 
-// ---- http and hotkey: blocking calls on a detached helper actor ------------------------------
+// ---- http: through the daemon's one outgoing HTTP client, on the io thread -------------------
 
-struct http_job {
-  uri::url_parts url;
-  std::string method;
-  std::string body;
-  httplib::Headers headers;
-  std::string content_type;
-};
-
-http_job http_job_of(const json& fields) {
-  http_job job;
-  job.url = *uri::split_url(fields.at("url").get<std::string>());
-  job.method = fields.value("method", "POST");
-  job.body = fields.value("body", "");
+// The step's request: the fields of a validated http macro, the macro limits, and the check of
+// every address its host resolves to.
+http_request_spec http_request_of(self_ptr self, const json& fields, int depth) {
+  http_request_spec spec;
+  spec.url = *uri::split_url(fields.at("url").get<std::string>());
+  spec.method = fields.value("method", "POST");
+  spec.body = fields.value("body", "");
   if (auto h = fields.find("headers"); h != fields.end())
     for (const auto& [name, value] : h->items()) {
       if (uri::iequals(name, "Content-Type"))
-        job.content_type = value.get<std::string>();
+        spec.content_type = value.get<std::string>();
       else
-        job.headers.emplace(name, value.get<std::string>());
+        spec.headers.emplace_back(name, value.get<std::string>());
     }
-  if (job.content_type.empty())
-    job.content_type = json::accept(job.body) ? "application/json" : "text/plain; charset=utf-8";
-  return job;
+  if (spec.content_type.empty())
+    spec.content_type = json::accept(spec.body) ? "application/json" : "text/plain; charset=utf-8";
+  // A request that reaches mixerd's API after all (through a proxy the user runs) says how deep
+  // it is: its run counts one level deeper.
+  spec.headers.emplace_back(std::string(commands::depth_header), std::to_string(depth));
+  spec.deadline = macros::http_timeout;
+  spec.max_body_bytes = macros::max_http_answer_bytes;
+  spec.max_header_bytes = macros::max_http_answer_header_bytes;
+  http_targets::rule rule{self->state.http_allow, {}};
+  if (const auto& own = self->state.wiring.own_listeners)
+    if (auto ports = own->load()) rule.own_ports = ports->ports;
+  spec.check_address = [rule = std::move(rule), url = spec.url](const std::string& address) {
+    std::vector<std::string> mine;
+    for (const auto& a : read_interface_addresses())
+      mine.push_back(a.address);
+    return http_targets::check_address(address, url, rule, mine);
+  };
+  return spec;
 }
 
-std::string failure_text(httplib::Error e) {
-  switch (e) {
-    case httplib::Error::Connection:
-      return "could not connect";
-    case httplib::Error::ConnectionTimeout:
-      return "connecting timed out";
-    case httplib::Error::Read:
-      return "no answer (the connection failed or timed out)";
-    case httplib::Error::Write:
-      return "could not send the request";
-    case httplib::Error::SSLConnection:
-      return "the TLS handshake failed";
-    case httplib::Error::SSLServerVerification:
-      return "the server's certificate was not accepted";
-    default:
-      return httplib::to_string(e);
+// The step's outcome as clients see it. Whatever kept the request from the server (no such
+// name, a closed port, an address the rule refuses) reads the same, so that the outcome is no
+// port scanner; the log says which it was.
+std::string outcome_of(const http_answer& answer, const std::string& host) {
+  using failure = http_answer::failure;
+  switch (answer.failed) {
+    case failure::none:
+      if (answer.status >= 200 && answer.status <= 299) return "";
+      return "the server answered HTTP " + std::to_string(answer.status);
+    case failure::unreachable:
+      return "could not reach " + host;
+    case failure::timed_out:
+      return "no answer within " +
+             std::to_string(
+                 std::chrono::duration_cast<std::chrono::seconds>(macros::http_timeout).count()) +
+             " s";
+    case failure::too_large:
+      return "the answer was larger than " + std::to_string(macros::max_http_answer_bytes / 1024) +
+             " KiB";
+    case failure::broken:
+      return "the connection broke before a whole answer came";
+    case failure::tls:
+      return "the TLS handshake or the server's certificate was not accepted";
   }
+  return "request failed";
 }
 
-// "" when the server answered 2xx.
-std::string perform(const http_job& job) {
-  std::unique_ptr<httplib::ClientImpl> client;
-  if (job.url.tls)
-    client = std::make_unique<httplib::SSLClient>(job.url.host, job.url.port);
-  else
-    client = std::make_unique<httplib::ClientImpl>(job.url.host, job.url.port);
-  const auto limit = std::chrono::duration_cast<std::chrono::seconds>(macros::http_timeout);
-  client->set_connection_timeout(limit.count(), 0);
-  client->set_read_timeout(limit.count(), 0);
-  client->set_write_timeout(limit.count(), 0);
-  auto res = job.method == "GET" ? client->Get(job.url.target, job.headers)
-             : job.method == "PUT"
-                 ? client->Put(job.url.target, job.headers, job.body, job.content_type)
-             : job.method == "DELETE"
-                 ? client->Delete(job.url.target, job.headers, job.body, job.content_type)
-                 : client->Post(job.url.target, job.headers, job.body, job.content_type);
-  if (!res) return "request failed: " + failure_text(res.error());
-  if (res->status < 200 || res->status > 299)
-    return "the server answered HTTP " + std::to_string(res->status);
-  return "";
+void run_http_macro(self_ptr self, step_ref at, const json& fields) {
+  auto* client = self->state.wiring.http;
+  if (client == nullptr) return report(self, at, "http macros are not available");
+  auto it = self->state.runs.find(at.run);
+  const int depth = it == self->state.runs.end() ? 0 : it->second.depth + 1;
+  auto spec = http_request_of(self, fields, depth);
+  const auto host = spec.url.host;
+  const bool started =
+      client->fetch(std::move(spec), [me = caf::actor_cast<caf::actor>(self), at, host,
+                                      label = label_of(self, at)](http_answer answer) {
+        auto error = outcome_of(answer, host);
+        if (!error.empty() && answer.failed != http_answer::failure::none)
+          log::info(component, label, ": ", answer.detail);
+        caf::anon_send(me, macro_step_done{at.run, at.step, error.empty(), std::move(error)});
+      });
+  if (!started)
+    report(self, at,
+           "too many http requests are running (at most " +
+               std::to_string(client->max_in_flight()) + " at once); try again when one ends");
 }
 
-// The helper actors take their work as spawn arguments: CAF 0.17 dereferences a null argument
-// tuple when a function actor takes none (UBSan reports it).
-void http_helper(caf::event_based_actor*, const http_job& job, step_ref at, const caf::actor& me) {
-  auto error = perform(job);
-  caf::anon_send(me, macro_step_done{at.run, at.step, error.empty(), error});
-}
+// ---- hotkey: a key press on a detached helper actor ------------------------------------------
 
+// The helper takes its work as spawn arguments: CAF 0.17 dereferences a null argument tuple when
+// a function actor takes none (UBSan reports it).
 void hotkey_helper(caf::event_based_actor*, const hotkeys::combo& combo, step_ref at,
                    const caf::actor& me) {
   auto error = keyboard::press(combo);
   caf::anon_send(me, macro_step_done{at.run, at.step, error.empty(), error});
 }
 
-void run_http_macro(self_ptr self, step_ref at, const json& fields) {
-  self->system().spawn<caf::detached>(http_helper, http_job_of(fields), at,
-                                      caf::actor_cast<caf::actor>(self));
-  // The answer must come within the limit, however slowly the server trickles it.
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(macros::http_timeout);
-  self->delayed_send(self, macros::http_timeout,
-                     macro_step_done{at.run, at.step, false,
-                                     "no answer within " + std::to_string(seconds.count()) + " s"});
-}
-
 void run_hotkey_macro(self_ptr self, step_ref at, const json& fields) {
   std::string why;
   auto combo = hotkeys::parse(fields.at("key").get<std::string>(), why);
   if (!combo) return report(self, at, "key " + why);
-  self->system().spawn<caf::detached>(hotkey_helper, *combo, at, caf::actor_cast<caf::actor>(self));
+  // A thread the system cannot give (too many threads, no memory) fails this step, not the
+  // macro actor.
+  try {
+    self->system().spawn<caf::detached>(hotkey_helper, *combo, at,
+                                        caf::actor_cast<caf::actor>(self));
+  } catch (const std::exception& e) {
+    report(self, at, std::string("could not start the key press: ") + e.what());
+  }
 }
 
 // ---- Every other kind: the command of the capability it acts on --------------------------------
@@ -202,7 +211,7 @@ void run_as_command(self_ptr self, step_ref at, const command_request& request) 
   const auto* commands = self->state.wiring.commands;
   const auto* known = commands ? commands->table().find(request.name) : nullptr;
   if (known == nullptr) return report(self, at, request.name + " is not available in this build");
-  commands->run(self, macro_origin(label_of(self, at)), *known, request.args,
+  commands->run(self, run_origin(self, at.run), *known, request.args,
                 [self, at, unavailable = std::string(known->unavailable)](command_result r) {
                   if (r.ok()) return report(self, at, "");
                   report(self, at, r.internal ? unavailable : r.error);
@@ -219,11 +228,14 @@ std::string run_label(self_ptr self, std::uint64_t run) {
          std::to_string(r.index) + ")";
 }
 
-command_origin macro_origin(std::string who) {
+command_origin run_origin(self_ptr self, std::uint64_t run) {
   command_origin origin;
   origin.from = command_origin::front_end::macro;
-  origin.grants = {commands::permission::control, commands::permission::local};
-  origin.who = std::move(who);
+  origin.grants = {commands::permission::control, commands::permission::local,
+                   commands::permission::trusted};
+  origin.who = run_label(self, run);
+  auto it = self->state.runs.find(run);
+  origin.depth = it == self->state.runs.end() ? 1 : it->second.depth + 1;
   return origin;
 }
 

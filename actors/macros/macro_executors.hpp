@@ -24,7 +24,8 @@ void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::j
 // "macro 'Name' (page P, slot S)", as logs and command origins name a run; "macro" once it ended.
 std::string run_label(self_ptr self, std::uint64_t run);
 
-// How a macro asks a command (its kind's, or an interceptor): a local front end, named `who`.
-command_origin macro_origin(std::string who);
+// How run `run` asks a command (its kind's, or an interceptor): a local front end named by its
+// run_label, one level deeper than the run.
+command_origin run_origin(self_ptr self, std::uint64_t run);
 
 }  // namespace mixerd::macro_executors

@@ -13,6 +13,16 @@ namespace {
 constexpr std::string_view component = "macros";
 using self_ptr = macros_impl::stateful_pointer<macros_state>;
 
+// Setting http_macro_allow (validated before it got here; a broken one allows nothing).
+std::vector<http_targets::allow_entry> http_allow_of(const nlohmann::json& settings) {
+  std::string key;
+  std::string error;
+  auto it = settings.find(http_targets::allow_key);
+  if (it == settings.end()) return {};
+  return http_targets::parse_allow(*it, key, error)
+      .value_or(std::vector<http_targets::allow_entry>{});
+}
+
 // The routes and the device codec check their ranges; a request from elsewhere is checked here.
 bool in_range(int page, int index) {
   return page >= 0 && page < limits::macro_page_count && index >= 0 && index < limits::macro_count;
@@ -27,7 +37,7 @@ void publish(self_ptr self, event e) {
 }
 
 void publish_view(self_ptr self) {
-  self->state.view->store(macros_view_of(self->state.set));
+  self->state.view->store(macros_view_of(self->state.set, self->state.http_allow));
 }
 
 void persist(self_ptr self) {
@@ -56,12 +66,6 @@ void set_changed(self_ptr self, bool visible_page_changed) {
 }
 
 // ---- Runs ------------------------------------------------------------------------------------
-
-// How a run's commands are asked: as a macro, which may do what the controller and local code
-// may (it was stored by someone allowed to).
-command_origin origin_of(self_ptr self, std::uint64_t id) {
-  return macro_executors::macro_origin(macro_executors::run_label(self, id));
-}
 
 bool is_running(self_ptr self, int page, int index) {
   for (const auto& [id, r] : self->state.runs)
@@ -119,8 +123,8 @@ void ask_interceptors(self_ptr self, std::uint64_t id, const nlohmann::json& fie
   const auto& w = self->state.wiring;
   if (!w.commands || next >= w.interceptors.size()) return run_step(self, id);
   self->state.runs.at(id).asking = true;
-  w.commands->run(self, origin_of(self, id), w.interceptors[next], {{"macro", fields}},
-                  [self, id, fields, next](command_result r) {
+  w.commands->run(self, macro_executors::run_origin(self, id), w.interceptors[next],
+                  {{"macro", fields}}, [self, id, fields, next](command_result r) {
                     auto it = self->state.runs.find(id);
                     if (it == self->state.runs.end() || !it->second.asking) return;
                     it->second.asking = false;
@@ -129,6 +133,31 @@ void ask_interceptors(self_ptr self, std::uint64_t id, const nlohmann::json& fie
                     log::info(component, "macro '", it->second.name, "' handled by a plugin");
                     finish(self, id, true, "");
                   });
+}
+
+// A refused start is logged once per minute for each slot and reason: a loop or a flood must not
+// flood the log too.
+void log_refusal(self_ptr self, const macro_trigger_outcome& out, int index, std::string_view why) {
+  const auto key = std::to_string(out.page) + ":" + std::to_string(index) + ":" + std::string(why);
+  if (self->state.refusals_logged.admit(key, rate_limiter::clock::now()) != 0) return;
+  log::warn(component, "macro '", out.name, "' (page ", out.page, ", slot ", index,
+            ") refused: ", why, " (logged once a minute)");
+}
+
+// The run budgets (protocol/README.md, "Macros"): 0 when the run may start, else the seconds
+// until there is room (nothing is counted then).
+int over_budget(self_ptr self, int page, int index, std::string_view& why) {
+  auto& st = self->state;
+  const auto now = rate_limiter::clock::now();
+  if (auto wait = st.slot_budget.admit(std::to_string(page) + ":" + std::to_string(index), now)) {
+    why = "the slot ran more than 10 times in 2 s";
+    return wait;
+  }
+  if (auto wait = st.daemon_budget.admit("all", now)) {
+    why = "macros ran more than 20 times in 1 s";
+    return wait;
+  }
+  return 0;
 }
 
 macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
@@ -149,10 +178,23 @@ macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
     out.what = macro_trigger_outcome::result::running;
     return out;
   }
+  if (req.depth > macros::max_run_depth) {
+    out.what = macro_trigger_outcome::result::too_deep;
+    log_refusal(self, out, req.index, "asked through a chain of more than 4 macro runs");
+    return out;
+  }
+  std::string_view why;
+  if (auto wait = over_budget(self, out.page, req.index, why)) {
+    out.what = macro_trigger_outcome::result::too_often;
+    out.retry_after = wait;
+    log_refusal(self, out, req.index, why);
+    return out;
+  }
   macro_run r;
   r.page = out.page;
   r.index = req.index;
   r.name = out.name;
+  r.depth = req.depth;
   r.sequence = m.type() == "sequence";
   if (r.sequence)
     r.steps.assign(m.fields["steps"].begin(), m.fields["steps"].end());
@@ -183,7 +225,7 @@ void change_page(self_ptr self, int page) {
 void on_device_input(self_ptr self, const protocol::device_event& input) {
   if (auto press = std::get_if<protocol::dev_macro>(&input)) {
     if (!press->pressed) return;
-    auto out = trigger(self, macro_trigger{std::nullopt, press->index});
+    auto out = trigger(self, macro_trigger{std::nullopt, press->index, 0});
     if (out.what == macro_trigger_outcome::result::running)
       log::info(component, "button ", press->index, ": macro '", out.name, "' is still running");
   } else if (auto page = std::get_if<protocol::dev_macro_page>(&input)) {
@@ -219,9 +261,10 @@ bool replace(self_ptr self, const macro_replace& req) {
 
 // A hand-edited settings file (SIGHUP) may change any part of the set, the current page too.
 void on_settings_reloaded(self_ptr self, const nlohmann::json& settings) {
+  self->state.http_allow = http_allow_of(settings);
   auto fresh = macros::pages_from_settings(settings);
   auto& set = self->state.set;
-  if (macros::to_json(fresh) == macros::to_json(set)) return;
+  if (macros::to_json(fresh) == macros::to_json(set)) return publish_view(self);
   const bool page_moved = fresh.current_page != set.current_page;
   const bool visible_changed =
       page_moved || macros::to_json(fresh)["pages"][std::to_string(set.current_page)] !=
@@ -235,9 +278,10 @@ void on_settings_reloaded(self_ptr self, const nlohmann::json& settings) {
 
 }  // namespace
 
-macros_view macros_view_of(const macro_pages& set) {
+macros_view macros_view_of(const macro_pages& set, std::vector<http_targets::allow_entry> allow) {
   macros_view view;
   view.set = set;
+  view.http_allow = std::move(allow);
   return view;
 }
 
@@ -246,6 +290,7 @@ macros_impl::behavior_type macros_behavior(macros_impl::stateful_pointer<macros_
                                            std::shared_ptr<published<macros_view>> view) {
   auto& st = self->state;
   st.set = macros::pages_from_settings(settings);
+  st.http_allow = http_allow_of(settings);
   st.wiring = std::move(wiring);
   st.view = std::move(view);
   publish_view(self);

@@ -17,11 +17,13 @@
 #include <vector>
 
 #include "actors/support/capability.hpp"
+#include "actors/support/http_client.hpp"
 #include "protocol/device.hpp"
 #include "protocol/hub.hpp"
 #include "protocol/macro_kinds.hpp"
 #include "protocol/macros.hpp"
 #include "protocol/mixer.hpp"
+#include "protocol/rate_limit.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/snapshot.hpp"
 
@@ -42,6 +44,9 @@ struct macros_wiring {
   // The commands asked before a macro runs, each of which may handle it itself (the plugins'
   // on_macro_execute).
   std::vector<std::string> interceptors;
+  http_client* http = nullptr;  // http macros send their requests through it (null: they fail)
+  // The ports of mixerd's own listeners, which http macros may never call.
+  std::shared_ptr<const published<http_targets::own_listeners>> own_listeners;
 };
 
 // One slot being run: a single macro is one step, a sequence one step per entry.
@@ -49,6 +54,7 @@ struct macro_run {
   int page = 0;
   int index = 0;
   std::string name;
+  int depth = 0;  // macro_trigger::depth: its steps ask at depth + 1
   bool sequence = false;
   std::vector<nlohmann::json> steps;  // validated step objects, copied at the start
   std::size_t next = 0;               // the step running now
@@ -62,6 +68,14 @@ struct macros_state {
   // At most one run per slot (36 in all): a slot still running is not started again.
   std::map<std::uint64_t, macro_run> runs;
   std::uint64_t last_run = 0;
+  // Setting http_macro_allow, as read at start-up and on every reload.
+  std::vector<http_targets::allow_entry> http_allow;
+  // The run budgets: per slot ("page:index") and for the daemon ("all").
+  rate_limiter slot_budget{macros::slot_runs.runs, macros::slot_runs.window,
+                           limits::macro_page_count* limits::macro_count};
+  rate_limiter daemon_budget{macros::daemon_runs.runs, macros::daemon_runs.window, 1};
+  // Each refusal is logged once per minute per slot and reason.
+  rate_limiter refusals_logged{1, std::chrono::minutes(1), 128};
   static inline const char* name = "macros";
 };
 
@@ -69,7 +83,8 @@ struct macros_state {
 using macros_impl = macros_actor::extend<caf::reacts_to<macro_step_done>>;
 
 // The published view of a page set.
-macros_view macros_view_of(const macro_pages& set);
+macros_view macros_view_of(const macro_pages& set,
+                           std::vector<http_targets::allow_entry> allow = {});
 
 macros_impl::behavior_type macros_behavior(macros_impl::stateful_pointer<macros_state> self,
                                            macros_wiring wiring, nlohmann::json settings,

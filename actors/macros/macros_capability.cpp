@@ -14,9 +14,14 @@ const capability& macros_capability() {
     c.name = "macros";
     c.spawn = [](spawn_context& ctx) {
       auto& dir = ctx.dir;
-      macros_wiring wiring{
-          dir.get<device_actor>(), dir.get<hub_actor>(),  dir.get<settings_actor>(), ctx.io,
-          &ctx.commands,           ctx.macro_interceptors};
+      macros_wiring wiring{dir.get<device_actor>(),
+                           dir.get<hub_actor>(),
+                           dir.get<settings_actor>(),
+                           ctx.io,
+                           &ctx.commands,
+                           ctx.macro_interceptors,
+                           ctx.http,
+                           dir.source<http_targets::own_listeners>()};
       auto view = dir.slot(macros_view_of(macros::pages_from_settings(ctx.settings)));
       auto macros = ctx.sys.spawn(macros_behavior, wiring, ctx.settings, view);
       return ctx.registered<macros_actor>(macros);

@@ -2,8 +2,10 @@
 // indices the API shows for macros.
 #include "actors/macros/macros_commands.hpp"
 
+#include "protocol/http_targets.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/macros.hpp"
+#include "protocol/uri.hpp"
 #include "protocol/validation.hpp"
 
 namespace mixerd {
@@ -57,7 +59,7 @@ bool read_page_name(const nlohmann::json& input, nlohmann::json& args, commands:
 }
 
 void trigger(const command_call_ptr& call) {
-  macro_trigger req{std::nullopt, static_cast<int>(call->integer("index"))};
+  macro_trigger req{std::nullopt, static_cast<int>(call->integer("index")), call->origin().depth};
   if (call->has("page")) req.page = static_cast<int>(call->integer("page"));
   const int index = req.index;
   call->ask(call->dir().get<macros_actor>(), req,
@@ -69,6 +71,18 @@ void trigger(const command_call_ptr& call) {
                   return c->fail(404, "No macro at " + where);
                 case macro_trigger_outcome::result::running:
                   return c->fail(409, "The macro at " + where + " is still running");
+                case macro_trigger_outcome::result::too_deep:
+                  return c->fail(508, "The macro at " + where +
+                                          " was asked through a chain of more than " +
+                                          std::to_string(macros::max_run_depth) +
+                                          " macro runs; a macro runs only for a person");
+                case macro_trigger_outcome::result::too_often: {
+                  auto refused = command_result::failure(
+                      429, "The macro at " + where + " ran too often; try again in " +
+                               std::to_string(out.retry_after) + " s");
+                  refused.headers.emplace_back("Retry-After", std::to_string(out.retry_after));
+                  return c->done(std::move(refused));
+                }
                 case macro_trigger_outcome::result::started:
                   break;
               }
@@ -76,10 +90,38 @@ void trigger(const command_call_ptr& call) {
             });
 }
 
+// An http macro aims mixerd at the network: who may store one, and where it may go
+// (protocol/README.md, "Who may aim mixerd at the network"). "" when the macro may be stored.
+commands::problem http_problem(const command_call_ptr& call, const macro& value) {
+  std::vector<std::pair<std::string, const nlohmann::json*>> requests;  // field prefix, step
+  if (value.type() == "http") requests.emplace_back("", &value.fields);
+  if (value.type() == "sequence")
+    for (std::size_t i = 0; i < value.fields["steps"].size(); ++i)
+      if (value.fields["steps"][i].value("type", "") == "http")
+        requests.emplace_back("steps[" + std::to_string(i) + "].", &value.fields["steps"][i]);
+  if (requests.empty()) return {"", 0};
+  if (!call->origin().may(commands::permission::trusted))
+    return {
+        "An http macro can be stored only with login on, or from a client on this machine "
+        "(loopback); turn login on or make the change there",
+        403};
+  http_targets::rule rule;
+  if (auto view = call->dir().view<macros_view>()) rule.allow = view->http_allow;
+  if (auto own = call->dir().view<http_targets::own_listeners>()) rule.own_ports = own->ports;
+  for (const auto& [prefix, step] : requests)
+    if (auto why = http_targets::check_url(
+            *uri::split_url(step->at("url").get_ref<const std::string&>()), rule);
+        !why.empty())
+      return {prefix + why, 400};
+  return {"", 0};
+}
+
 void set_slot(const command_call_ptr& call) {
   std::string ignored;
   // Read once already (read_macro): parsing the stored form again cannot fail.
   auto value = macros::parse_macro(call->args().at("macro"), macros::origin::api, ignored);
+  if (auto problem = http_problem(call, *value); !problem.text.empty())
+    return call->fail(problem.status, problem.text);
   macro_edit req{static_cast<int>(call->integer("page")), static_cast<int>(call->integer("index")),
                  std::move(*value), true};
   call->ask(call->dir().get<macros_actor>(), std::move(req),

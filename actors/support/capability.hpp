@@ -28,6 +28,8 @@ class io_context;
 
 namespace mixerd {
 
+class http_client;
+
 // When a capability's actor stops: producers of changes first (every change they made is then
 // queued at the settings actor ahead of its final flush), then the actors that only consume
 // their output, the infrastructure (settings, hub) last.
@@ -50,6 +52,8 @@ struct spawn_context {
   const std::vector<std::string>& macro_interceptors;
   // The toast handlers of every row, in row order.
   const toast_handler_list& toast_handlers;
+  // The daemon's one client for outgoing HTTP requests (null in tests that need none).
+  http_client* http = nullptr;
 
   // Registers `spawned` under its capability's interface Handle (an actor spawned with an
   // extended interface is found by the public one) and returns it untyped.

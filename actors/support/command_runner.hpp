@@ -61,6 +61,9 @@ struct command_origin {
   std::string who;
   // A credential the owner checks itself (the plant store's bearer token).
   std::string credential;
+  // How many macro runs led to this call: 0 for a person (a button, a client), n + 1 for what a
+  // run at depth n asked (its steps, an http step reaching the API, a plugin it woke).
+  int depth = 0;
   bool may(commands::permission p) const;
 };
 

@@ -5,6 +5,7 @@
 #include "gateways/http/cors.hpp"
 #include "gateways/http/json_body.hpp"
 #include "protocol/auth.hpp"
+#include "protocol/network.hpp"
 #include "protocol/plants.hpp"
 #include "protocol/secret.hpp"
 #include "protocol/validation.hpp"
@@ -38,16 +39,22 @@ void login_gate(const std::shared_ptr<http::exchange>& held, const http::route* 
                 const std::function<void(http::exchange&)>& next) {
   auto& x = *held;
   if (x.req.method == "OPTIONS") return x.respond(http::preflight(x.req));
+  const bool own_origin = http::same_origin(x.req, x.policy.tls);
+  // A page of another origin reaches a write only through a preflight (docs/api.md, "CORS").
+  if (auto refused = http::cross_origin_write_problem(x.req, own_origin); !refused.empty())
+    return x.respond(x.error(415, refused));
   // A cookie counts only from the page's own origin: another site cannot ride on it.
-  if (http::same_origin(x.req, x.policy.tls)) x.session_id = cookie_value(x.req, session_cookie);
-  if (found && found->needs_credentials) {
-    auto view = x.dir.view<auth_view>();
-    if (view && !has_metrics_token(x, *found, *view) &&
-        !auth::check_session(*view, x.session_id).authenticated)
-      return x.respond(found->handler == http::serve_files
-                           ? to_login_form()
-                           : x.error(401, "Authentication required"));
-  }
+  if (own_origin) x.session_id = cookie_value(x.req, session_cookie);
+  auto view = x.dir.view<auth_view>();
+  const auto verdict = view ? auth::check_session(*view, x.session_id) : auth_verdict{};
+  if (found && found->needs_credentials && view && !has_metrics_token(x, *found, *view) &&
+      !verdict.authenticated)
+    return x.respond(found->handler == http::serve_files ? to_login_form()
+                                                         : x.error(401, "Authentication required"));
+  // Who may aim mixerd at the network (protocol/README.md): whoever logged in, or with login
+  // off a client on this machine whose request no other web page made.
+  x.trusted = verdict.enabled ? verdict.authenticated
+                              : own_origin && network::is_loopback(x.req.client_address);
   next(x);
 }
 

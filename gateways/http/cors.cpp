@@ -1,5 +1,7 @@
 #include "gateways/http/cors.hpp"
 
+#include "protocol/uri.hpp"
+
 namespace mixerd::http {
 
 bool same_origin(const request& req, bool tls) {
@@ -18,6 +20,19 @@ std::vector<std::pair<std::string, std::string>> cors_headers(const request& req
             {"Vary", "Origin"}};
   // `*` never carries credentials: browsers send no cookie cross-origin with it.
   return {{"Access-Control-Allow-Origin", "*"}};
+}
+
+std::string cross_origin_write_problem(const request& req, bool own_origin) {
+  if (own_origin || req.method == "GET" || req.method == "HEAD" || req.method == "OPTIONS")
+    return "";
+  // The media type, without parameters such as charset.
+  std::string_view type = req.header("Content-Type");
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t'))
+    type.remove_suffix(1);
+  if (uri::iequals(type, "application/json")) return "";
+  return "A request from another web page (Origin " + std::string(req.header("Origin")) +
+         ") must send Content-Type: application/json";
 }
 
 response preflight(const request& req) {

@@ -250,7 +250,10 @@ void exchange::run(std::string_view command, const nlohmann::json& input, std::s
   command_origin origin;
   origin.from = command_origin::front_end::rest;
   origin.grants = policy.grants;
+  if (trusted) origin.grants.push_back(commands::permission::trusted);
   origin.who = policy.name + " " + req.method + " " + req.path;
+  // A request an http macro made carries the run's depth (protocol/README.md, "Macros").
+  origin.depth = commands::depth_from_header(req.header(commands::depth_header));
   origin.credential = std::move(credential);
   commands.run(actor.scheduled(), std::move(origin), command, input, std::move(done));
 }

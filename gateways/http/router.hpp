@@ -50,6 +50,9 @@ struct exchange {
   std::vector<long long> numbers;     // the integer parameters' values, same positions
   std::string session_id;             // controller: the session cookie, when usable
   const route* matched = nullptr;     // the route being served
+  // The listener's gate found a caller who may aim mixerd at the network (commands'
+  // permission::trusted).
+  bool trusted = false;
 
   int integer(std::size_t i) const { return static_cast<int>(numbers.at(i)); }
   const std::string& segment(std::size_t i) const { return segments.at(i); }

@@ -114,7 +114,7 @@ answer run_for(self_ptr self, const plugin_entry& p, std::string_view command, c
   command_origin origin;
   origin.from = command_origin::front_end::plugin;
   origin.grants = {commands::permission::control, commands::permission::local,
-                   commands::permission::toast_api_key};
+                   commands::permission::trusted, commands::permission::toast_api_key};
   origin.who = "plugin " + p.info.id;
   commands->run(self, std::move(origin), command, input,
                 [self, reply, answer = std::move(answer)](command_result r) {

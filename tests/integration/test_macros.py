@@ -85,7 +85,9 @@ def start(daemon_factory, device, data_dir, clients):  # noqa: F811
     the device is connected, and a python Socket.IO client has joined."""
 
     def make(slots=None, current=0, names=None):
-        write_settings(data_dir, {"macros": macro_set(slots or {}, current, names)})
+        # The recorder listens on loopback, which http macros reach only when allowed.
+        write_settings(data_dir, {"macros": macro_set(slots or {}, current, names),
+                                  "http_macro_allow": ["127.0.0.1"]})
         daemon = daemon_factory("--serial", device.path)
         wait_until(lambda: get_json(daemon, "/api/status")["connected"], what="connected")
         client = clients("python", daemon.url(""), "websocket")

@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "actors/support/http_client.hpp"
 #include "actors/support/log.hpp"
 #include "actors/support/settings_file.hpp"
 #include "gateways/controller/controller_listener.hpp"
@@ -24,6 +25,8 @@
 #include "gateways/socketio/service.hpp"
 #include "gateways/toast/toast_listener.hpp"
 #include "protocol/host_names.hpp"
+#include "protocol/http_targets.hpp"
+#include "protocol/macros.hpp"
 #include "protocol/mdns.hpp"
 #include "protocol/network.hpp"
 #include "protocol/settings_schema.hpp"
@@ -212,7 +215,11 @@ int run_daemon(const cli::options& opts) {
     log::info(component, "HTTPS on the controller and notification ports with ", tls.certificate);
 
   running_system actors;
-  spawn_actors(sys, capability_table(), {&io, serial, paths, settings}, actors);
+  // Outgoing HTTP (http macros): one client for the daemon, bounded in requests at once.
+  http_client outgoing(io, macros::max_http_in_flight);
+  // The listeners' ports, published once they are bound: http macros may never call them.
+  auto own_listeners = actors.dir.slot(http_targets::own_listeners{});
+  spawn_actors(sys, capability_table(), {&io, serial, paths, settings, &outgoing}, actors);
   // Route handlers run on the io thread and ask actors through this one.
   http::io_actor io_actor(sys, io);
   // systemd's notify protocol (nothing without NOTIFY_SOCKET); its watchdog probes every
@@ -295,6 +302,10 @@ int run_daemon(const cli::options& opts) {
     listeners.push_back(std::move(l));
   }
   if (listeners.size() > 1) *toast_port = listeners[1]->port();
+  http_targets::own_listeners bound;
+  for (const auto& l : listeners)
+    bound.ports.push_back(l->port());
+  own_listeners->store(std::move(bound));
   if (!listeners.empty())
     caf::anon_send(actors.dir.get<mdns_actor>(),
                    mdns_listening{listeners[0]->port(), tls.enabled()});

@@ -53,8 +53,8 @@ void spawn_actors(caf::actor_system& sys, const capability_list& rows, const act
   for (const auto* row : rows) {
     if (!row->spawn) continue;  // left out of the build: declarations only
     spawn_context ctx{
-        sys,     options.io, options.serial,         options.paths,     options.settings,
-        out.dir, out.runner, out.macro_interceptors, out.toast_handlers};
+        sys,     options.io, options.serial,         options.paths,      options.settings,
+        out.dir, out.runner, out.macro_interceptors, out.toast_handlers, options.http};
     auto actor = row->spawn(ctx);
     out.phases[static_cast<int>(row->stop)].push_back(actor);
     if (row->events) out.dir.declare(row->events());

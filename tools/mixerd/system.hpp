@@ -38,6 +38,7 @@ struct actor_options {
   std::string serial;  // "auto", "none" or a path
   settings_file::paths paths;
   nlohmann::json settings;  // as loaded and validated at start-up
+  http_client* http = nullptr;
 };
 
 // The running capabilities: their handles and views, their commands (for every front end) and

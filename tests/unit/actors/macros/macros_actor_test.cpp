@@ -9,6 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include <boost/asio/ip/tcp.hpp>
+
+#include "actors/support/http_client.hpp"
 #include "protocol/device_codec.hpp"
 #include "protocol/music.hpp"
 #include "protocol/plugins.hpp"
@@ -35,6 +38,11 @@ namespace {
 // the commands its macros run find them. Command macros run on a real io thread.
 struct macro_fixture {
   m::test::io_thread io;  // first: destroyed last
+  m::http_client http{io.io, m::macros::max_http_in_flight};
+  // mixerd's listeners, as the daemon publishes them: http macros may never call them.
+  std::shared_ptr<m::published<m::http_targets::own_listeners>> own =
+      std::make_shared<m::published<m::http_targets::own_listeners>>(
+          m::http_targets::own_listeners{{5000, 8889}});
   // Every command of the daemon, their owners found here. Before the actors: a macro may still
   // run a command while the actor system waits for its actors at the end.
   m::directory dir;
@@ -66,7 +74,9 @@ struct macro_fixture {
                             playing<m::settings_actor>(settings),
                             &io.io,
                             &runner,
-                            {"plugin.intercept"}};
+                            {"plugin.intercept"},
+                            &http,
+                            own};
     macros = actors.spawn(m::macros_behavior, wiring, initial, view);
     REQUIRE(receive_within(settings, [&](m::watch_atom, const caf::actor&) {}));
   }
@@ -95,8 +105,10 @@ struct macro_fixture {
   // The next macro_executed, skipping nothing else (the caller knows what comes).
   m::macro_executed next_executed() { return as<m::macro_executed>(next_published()); }
 
-  m::macro_trigger_outcome trigger(int index, std::optional<int> page = std::nullopt) {
-    return m::test::ask<m::macro_trigger_outcome>(hub, macros, m::macro_trigger{page, index});
+  m::macro_trigger_outcome trigger(int index, std::optional<int> page = std::nullopt,
+                                   int depth = 0) {
+    return m::test::ask<m::macro_trigger_outcome>(hub, macros,
+                                                  m::macro_trigger{page, index, depth});
   }
 
   void from_device(protocol::device_event input) {
@@ -140,7 +152,7 @@ TEST_CASE_FIXTURE(macro_fixture, "MPAGE from the device changes the page, persis
 }
 
 TEST_CASE_FIXTURE(macro_fixture,
-                  "a button press runs the slot; a second one while it runs is 409") {
+                  "a button press runs the slot, a second one while it runs is 409") {
   start(with_slot(0, 2, {{"type", "mute"}, {"name", "Mute 2"}, {"icon", ""}, {"target", 2}}));
   from_device(protocol::dev_macro{2, true});
   // The mixer is asked to toggle mute 2 (0-based 1) and has not answered yet.
@@ -284,7 +296,7 @@ TEST_CASE_FIXTURE(macro_fixture, "stream macros ask the stream actor they were l
   CHECK(next_executed().ok);
 }
 
-TEST_CASE_FIXTURE(macro_fixture, "a media macro asks the music actor; its answer is the outcome") {
+TEST_CASE_FIXTURE(macro_fixture, "a media macro asks the music actor, its answer is the outcome") {
   json set = m::macros::to_json(m::macros::default_pages());
   set["pages"]["0"][0] = {{"type", "media"}, {"action", "next"}};
   set["pages"]["0"][1] = {{"type", "media"}, {"action", "play_pause"}};
@@ -306,7 +318,7 @@ TEST_CASE_FIXTURE(macro_fixture, "a media macro asks the music actor; its answer
   CHECK(done.error == "No music player running");
 }
 
-TEST_CASE_FIXTURE(macro_fixture, "the plugins are asked first; True means handled, not run") {
+TEST_CASE_FIXTURE(macro_fixture, "the plugins are asked first, True means handled, not run") {
   json set = m::macros::to_json(m::macros::default_pages());
   set["pages"]["0"][0] = {{"type", "mute"}, {"name", "Mic"}, {"icon", ""}, {"target", 1}};
   start({{"macros", set}});
@@ -324,7 +336,7 @@ TEST_CASE_FIXTURE(macro_fixture, "the plugins are asked first; True means handle
   CHECK(trigger(0).what == m::macro_trigger_outcome::result::running);
   REQUIRE(receive_within(plugins, [&](const m::plugin_macro_ask&) { return false; }));
   REQUIRE(receive_within(mixer, [&](const m::toggle_mute& req) {
-    CHECK(req.index == 1);
+    CHECK(req.index == 0);  // mute 1, 0-based
     return true;
   }));
   CHECK(next_executed().ok);
@@ -336,7 +348,7 @@ TEST_CASE_FIXTURE(macro_fixture, "the plugins are asked first; True means handle
 }
 
 TEST_CASE_FIXTURE(macro_fixture,
-                  "a plugin macro runs through the bridge; its outcome is the run's") {
+                  "a plugin macro runs through the bridge, its outcome is the run's") {
   start(with_slot(0, 0,
                   {{"type", "plugin"},
                    {"name", "Count"},
@@ -387,7 +399,7 @@ TEST_CASE_FIXTURE(macro_fixture, "a sequence runs its steps in order, waits its 
   CHECK(answered);
 }
 
-TEST_CASE_FIXTURE(macro_fixture, "a command runs without a shell; its exit status decides") {
+TEST_CASE_FIXTURE(macro_fixture, "a command runs without a shell, its exit status decides") {
   json set = m::macros::to_json(m::macros::default_pages());
   set["pages"]["0"][0] = command({"/bin/sh", "-c", "echo hello; exit 3"}, "three");
   set["pages"]["0"][1] = command({"true"}, "true");
@@ -404,11 +416,79 @@ TEST_CASE_FIXTURE(macro_fixture, "a command runs without a shell; its exit statu
 }
 
 TEST_CASE_FIXTURE(macro_fixture, "an http macro to a closed port fails, named") {
-  start(with_slot(0, 0, {{"type", "http"}, {"url", "http://127.0.0.1:1/x"}, {"method", "GET"}}));
+  auto settings =
+      with_slot(0, 0, {{"type", "http"}, {"url", "http://127.0.0.1:1/x"}, {"method", "GET"}});
+  settings["http_macro_allow"] = {"127.0.0.1"};
+  start(settings);
   trigger(0);
   auto done = next_executed();
   CHECK_FALSE(done.ok);
-  CHECK(done.error == "request failed: could not connect");
+  CHECK(done.error == "could not reach 127.0.0.1");
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "an http macro to this machine, not allowed, reads as closed") {
+  // A server that would answer: the macro never reaches it, and its outcome is the sentence of
+  // a closed port (no scanner).
+  boost::asio::ip::tcp::acceptor listening(io.io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  const auto port = listening.local_endpoint().port();
+  auto set = with_slot(0, 0,
+                       {{"type", "http"},
+                        {"url", "http://127.0.0.1:" + std::to_string(port) + "/"},
+                        {"method", "GET"}});
+  set["macros"]["pages"]["0"][1] = {
+      {"type", "http"}, {"url", "http://localhost:5000/api/status"}, {"method", "GET"}};
+  set["http_macro_allow"] = {"localhost"};
+  start(set);
+  trigger(0);
+  CHECK(next_executed().error == "could not reach 127.0.0.1");
+  // Allowed by name, but mixerd's own listener: refused all the same.
+  trigger(1);
+  CHECK(next_executed().error == "could not reach localhost");
+  CHECK(view->load()->http_allow.size() == 1);
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "a run asked through more than 4 runs is refused") {
+  start(with_slot(0, 0, {{"type", "http"}, {"url", "http://127.0.0.1:1/x"}, {"method", "GET"}}));
+  CHECK(trigger(0, std::nullopt, 5).what == m::macro_trigger_outcome::result::too_deep);
+  CHECK(trigger(0, std::nullopt, 4).what == m::macro_trigger_outcome::result::started);
+  next_executed();
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "a slot runs at most 10 times in 2 s, the daemon 20 in 1 s") {
+  auto set =
+      with_slot(0, 0, {{"type", "http"}, {"url", "http://127.0.0.1:1/x"}, {"method", "GET"}});
+  for (int i = 1; i < 4; ++i)
+    set["macros"]["pages"]["0"][i] = set["macros"]["pages"]["0"][0];
+  start(set);
+  for (int i = 0; i < 10; ++i) {
+    REQUIRE(trigger(0).what == m::macro_trigger_outcome::result::started);
+    next_executed();
+  }
+  auto refused = trigger(0);
+  CHECK(refused.what == m::macro_trigger_outcome::result::too_often);
+  CHECK(refused.retry_after >= 1);
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "the daemon runs at most 20 macros in 1 s") {
+  auto set =
+      with_slot(0, 0, {{"type", "http"}, {"url", "http://127.0.0.1:1/x"}, {"method", "GET"}});
+  for (int i = 1; i < 4; ++i)
+    set["macros"]["pages"]["0"][i] = set["macros"]["pages"]["0"][0];
+  start(set);
+  int started = 0;
+  int refused = 0;
+  for (int round = 0; round < 8; ++round)
+    for (int slot = 0; slot < 4; ++slot) {
+      auto out = trigger(slot);
+      if (out.what == m::macro_trigger_outcome::result::started) {
+        ++started;
+        next_executed();
+      } else if (out.what == m::macro_trigger_outcome::result::too_often) {
+        ++refused;
+      }
+    }
+  CHECK(started == 20);
+  CHECK(refused == 12);
 }
 
 TEST_CASE_FIXTURE(macro_fixture, "an edit persists, tells the clients and reaches the device") {
