@@ -147,8 +147,9 @@ std::string outcome_of(const http_answer& answer, const std::string& host) {
                  std::chrono::duration_cast<std::chrono::seconds>(macros::http_timeout).count()) +
              " s";
     case failure::too_large:
-      return "the answer was larger than " + std::to_string(macros::max_http_answer_bytes / 1024) +
-             " KiB";
+      return "the answer passed its limit (" +
+             std::to_string(macros::max_http_answer_header_bytes / 1024) + " KiB of header, " +
+             std::to_string(macros::max_http_answer_bytes / 1024) + " KiB of body)";
     case failure::broken:
       return "the connection broke before a whole answer came";
     case failure::tls:
