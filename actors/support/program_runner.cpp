@@ -14,6 +14,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <memory>
 
+#include "actors/support/child_processes.hpp"
 #include "actors/support/spawn_attributes.hpp"
 
 extern char** environ;
@@ -47,6 +48,7 @@ class run : public std::enable_shared_from_this<run> {
     if (pid_ > 0) {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
+      forget_child(pid_);
     }
   }
 
@@ -68,7 +70,9 @@ class run : public std::enable_shared_from_this<run> {
       argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     pid_t pid = 0;
-    int rc = ::posix_spawn(&pid, spec.program.c_str(), &actions, attr.get(), argv.data(), environ);
+    const int rc = spawn_registered_child(pid, [&](pid_t* out) {
+      return ::posix_spawn(out, spec.program.c_str(), &actions, attr.get(), argv.data(), environ);
+    });
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
     if (rc != 0) {
@@ -123,6 +127,7 @@ class run : public std::enable_shared_from_this<run> {
       if (WIFEXITED(status)) output_.exit_code = WEXITSTATUS(status);
       if (WIFSIGNALED(status)) output_.exit_signal = WTERMSIG(status);
     }
+    forget_child(pid_);
     pid_ = -1;  // reaped (or not ours any more)
     finish(true);
   }
@@ -144,11 +149,14 @@ class run : public std::enable_shared_from_this<run> {
   // `polls` counts from 0 for a child that closed its output, from -1 for one to kill now.
   void reap(int polls) {
     if (::waitpid(pid_, nullptr, WNOHANG) != 0) {
+      forget_child(pid_);
       pid_ = -1;  // exited and reaped (or not ours any more)
       return;
     }
     if (polls < 0 || polls * reap_poll == exit_grace) ::kill(pid_, SIGKILL);
     if (polls > reap_polls_max) {
+      // Given up: should it ever exit, reap_adopted_orphans takes it like an orphan.
+      forget_child(pid_);
       pid_ = -1;
       return;
     }

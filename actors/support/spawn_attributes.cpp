@@ -4,7 +4,7 @@
 
 namespace mixerd {
 
-spawn_attributes::spawn_attributes(bool own_process_group) {
+spawn_attributes::spawn_attributes(spawn_grouping grouping) {
   posix_spawnattr_init(&attr_);
   sigset_t none;
   sigset_t all;
@@ -13,9 +13,11 @@ spawn_attributes::spawn_attributes(bool own_process_group) {
   posix_spawnattr_setsigmask(&attr_, &none);
   posix_spawnattr_setsigdefault(&attr_, &all);
   short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-  if (own_process_group) {
+  if (grouping == spawn_grouping::own_process_group) {
     posix_spawnattr_setpgroup(&attr_, 0);
     flags |= POSIX_SPAWN_SETPGROUP;
+  } else if (grouping == spawn_grouping::own_session) {
+    flags |= POSIX_SPAWN_SETSID;
   }
   posix_spawnattr_setflags(&attr_, flags);
 }

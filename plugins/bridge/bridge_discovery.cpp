@@ -9,6 +9,7 @@
 #include "actors/support/installed_files.hpp"
 #include "actors/support/log.hpp"
 #include "plugins/bridge/bridge_internal.hpp"
+#include "plugins/bridge/plugin_paths.hpp"
 
 namespace mixerd {
 
@@ -51,6 +52,12 @@ void discover(self_ptr self) {
       check.m.id = name;
       check.state = plugin_state::invalid;
       check.reason = "manifest.json is missing";
+    } else if (auto outside = file_outside_folder(folder, "manifest.json", "manifest.json");
+               !outside.empty()) {
+      // Not read at all: the file it leads to is none of the plugin's.
+      check.m.id = name;
+      check.state = plugin_state::invalid;
+      check.reason = std::move(outside);
     } else {
       auto text = read_small_file(manifest_path, plugins::max_manifest_bytes, too_big);
       check = plugins::parse_manifest(text, name);
@@ -60,6 +67,11 @@ void discover(self_ptr self) {
       if (::stat(entry.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
         check.state = plugin_state::invalid;
         check.reason = "the entry point " + check.m.entry_point + " is missing";
+      } else if (auto outside = file_outside_folder(folder, check.m.entry_point,
+                                                    "the entry point " + check.m.entry_point);
+                 !outside.empty()) {
+        check.state = plugin_state::invalid;
+        check.reason = std::move(outside);
       }
     }
     if (st.plugins.count(check.m.id) != 0) {

@@ -20,8 +20,10 @@
 #include <cstring>
 #include <deque>
 
+#include "actors/support/child_processes.hpp"
 #include "actors/support/log.hpp"
 #include "actors/support/spawn_attributes.hpp"
+#include "plugins/bridge/plugin_leftovers.hpp"
 #include "protocol/plugins.hpp"
 
 namespace mixerd {
@@ -30,9 +32,13 @@ namespace asio = boost::asio;
 
 // ---- The I/O thread ----------------------------------------------------------------------------
 
+// The orphans the daemon adopts as a child subreaper are reaped this often.
+constexpr auto orphan_reaping_period = std::chrono::seconds(1);
+
 struct plugin_io::impl {
   asio::io_context io{1};
   asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
+  asio::steady_timer orphans{io};
   std::thread thread{[this] {
     // A write to a plugin that has just ended fails with EPIPE instead of raising SIGPIPE,
     // whether or not the program ignores that signal (mixerd does; a test binary need not).
@@ -44,7 +50,26 @@ struct plugin_io::impl {
   }};
 };
 
-plugin_io::plugin_io() : impl_(std::make_unique<impl>()) {}
+namespace {
+
+void reap_orphans_periodically(asio::steady_timer& timer) {
+  timer.expires_after(orphan_reaping_period);
+  timer.async_wait([&timer](const boost::system::error_code& ec) {
+    if (ec) return;
+    reap_adopted_orphans();
+    reap_orphans_periodically(timer);
+  });
+}
+
+}  // namespace
+
+plugin_io::plugin_io() : impl_(std::make_unique<impl>()) {
+  // What a plugin leaves behind must stay findable under the daemon (plugin_leftovers.hpp).
+  if (!become_child_subreaper())
+    log::warn("plugins", "cannot become a child subreaper (", std::strerror(errno),
+              "): a plugin's double-forked processes reparent to init and outlive it");
+  asio::post(impl_->io, [&timer = impl_->orphans] { reap_orphans_periodically(timer); });
+}
 
 plugin_io::~plugin_io() {
   impl_->work.reset();
@@ -85,14 +110,18 @@ class process final : public plugin_process, public std::enable_shared_from_this
         out_(io),
         err_(io),
         reap_timer_(io),
-        drain_timer_(io) {}
+        drain_timer_(io),
+        leftovers_(log_component_, plugin_mark(spec_.id)) {}
 
   ~process() override {
     // Only when the I/O thread goes away first: nothing is left behind.
     if (pid_ > 0) {
+      leftovers_.look();
       ::kill(-pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
+      forget_child(pid_);
     }
+    if (!reaped_) leftovers_.kill_now();
   }
 
   void send(std::string line) override {
@@ -103,6 +132,9 @@ class process final : public plugin_process, public std::enable_shared_from_this
 
   void close_input() override {
     asio::post(io_, [self = shared_from_this()] {
+      // The process is asked to end: what it started is found while it still runs (its
+      // children's parent is known only until it ends).
+      if (self->pid_ > 0 && !self->ended_) self->leftovers_.look();
       self->closing_input_ = true;
       if (!self->writing_) self->shut_input();
     });
@@ -132,20 +164,23 @@ class process final : public plugin_process, public std::enable_shared_from_this
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_adddup2(&actions, err[1], 2);
     posix_spawn_file_actions_addchdir_np(&actions, spec_.folder.c_str());
-    const spawn_attributes attr(true);
+    // A session of its own: its id marks everything the plugin starts (plugin_leftovers.hpp).
+    const spawn_attributes attr(spawn_grouping::own_session);
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(spec_.program.c_str()));
     for (const auto& a : spec_.args)
       argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    auto environment = plugin_environment(spec_.sdk_dir);
+    auto environment = plugin_environment(spec_.sdk_dir, spec_.id);
     std::vector<char*> envp;
     for (auto& e : environment)
       envp.push_back(e.data());
     envp.push_back(nullptr);
     pid_t pid = 0;
-    const int rc =
-        ::posix_spawn(&pid, spec_.program.c_str(), &actions, attr.get(), argv.data(), envp.data());
+    const int rc = spawn_registered_child(pid, [&](pid_t* out) {
+      return ::posix_spawn(out, spec_.program.c_str(), &actions, attr.get(), argv.data(),
+                           envp.data());
+    });
     posix_spawn_file_actions_destroy(&actions);
     ::close(in[0]);
     ::close(out[1]);
@@ -158,6 +193,7 @@ class process final : public plugin_process, public std::enable_shared_from_this
                          std::strerror(rc));
     }
     pid_ = pid;
+    leftovers_.set_host(pid);
     in_.assign(in[1]);
     out_.assign(out[0]);
     err_.assign(err[0]);
@@ -319,6 +355,7 @@ class process final : public plugin_process, public std::enable_shared_from_this
   void kill_now(std::string reason) {
     if (ended_ || pid_ <= 0) return;
     if (kill_reason_.empty()) kill_reason_ = std::move(reason);
+    leftovers_.look();
     ::kill(-pid_, SIGKILL);
     reap();
   }
@@ -335,6 +372,7 @@ class process final : public plugin_process, public std::enable_shared_from_this
     if (got == 0) {
       if (kill_reason_.empty() && clock::now() - output_closed_at_ > exit_grace) {
         kill_reason_ = "it closed its output but did not exit";
+        leftovers_.look();
         ::kill(-pid_, SIGKILL);
       }
       reap_timer_.expires_after(reap_poll);
@@ -343,12 +381,29 @@ class process final : public plugin_process, public std::enable_shared_from_this
       });
       return;
     }
-    // Whatever the plugin started in its group goes with it.
+    // Whatever the plugin started in its group goes with it; the rest of what it left (other
+    // sessions, double forks) gets SIGTERM next.
     ::kill(-pid_, SIGKILL);
+    forget_child(pid_);
     exit_reason_ = kill_reason_.empty()
                        ? (got == pid_ ? describe_status(status) : std::string("ended"))
                        : kill_reason_;
     pid_ = -1;
+    end_leftovers();
+  }
+
+  // Polls until nothing the plugin left runs; plugin_ended comes after that, so a restarted
+  // plugin never meets its predecessor's processes.
+  void end_leftovers() {
+    if (!leftovers_.end_step(clock::now())) {
+      reap_timer_.expires_after(reap_poll);
+      reap_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+        if (!ec) self->end_leftovers();
+      });
+      return;
+    }
+    // They were re-parented to the daemon: their zombies are its to reap.
+    reap_adopted_orphans();
     reaped_ = true;
     if (errors_closed_) return finish();
     drain_timer_.expires_after(stderr_drain);
@@ -401,22 +456,24 @@ class process final : public plugin_process, public std::enable_shared_from_this
   clock::time_point output_closed_at_ = clock::now();
   pid_t pid_ = -1;
   bool reaping_ = false;
-  bool reaped_ = false;
+  bool reaped_ = false;  // the process was reaped and nothing it left runs
   bool errors_closed_ = false;
   bool ended_ = false;
   std::string kill_reason_;
   std::string exit_reason_;
+  plugin_leftovers leftovers_;
 };
 
 }  // namespace
 
-std::vector<std::string> plugin_environment(const std::string& sdk_dir) {
+std::vector<std::string> plugin_environment(const std::string& sdk_dir, const std::string& id) {
   std::vector<std::string> env;
   for (const char* name : {"PATH", "HOME", "LANG"})
     if (const char* value = std::getenv(name)) env.push_back(std::string(name) + "=" + value);
   env.push_back("PYTHONPATH=" + sdk_dir);
   env.push_back("PYTHONUNBUFFERED=1");
   env.push_back("PYTHONDONTWRITEBYTECODE=1");
+  env.push_back(plugin_mark(id));
   return env;
 }
 

@@ -1,11 +1,13 @@
 // One plugin process (protocol/README.md, "Plugins"): /usr/bin/python3 started with
-// posix_spawn in its own process group, its working folder the plugin's folder, three pipes. All
+// posix_spawn in its own session (and process group), its working folder the plugin's folder,
+// three pipes. What it leaves running ends with it (plugin_leftovers.hpp). All
 // of its I/O runs on the plugin I/O thread (plugin_io); the bridge actor never waits on it.
 //
 // Messages sent to `owner`, each with the plugin's id and the generation the owner gave, so that
 // the late messages of a process it has given up are recognised and dropped:
 //   plugin_output{id, gen, line}   one line of standard output (at most plugins::max_line_bytes)
-//   plugin_ended{id, gen, reason}  the process is gone and reaped; sent exactly once, last
+//   plugin_ended{id, gen, reason}  the process is gone and reaped, and nothing it left runs;
+//                                  sent exactly once, last
 // Standard error goes into the daemon log as "plugin <id>: <line>".
 #pragma once
 
@@ -24,7 +26,8 @@ namespace mixerd {
 
 // The thread that runs every plugin process's I/O. Its own io_context, not the daemon's: the
 // daemon stops its io thread before the actors stop, and a plugin's on_unload at daemon stop
-// still needs its pipes (then the 2 s grace and the kill). Started with the first plugin process.
+// still needs its pipes (then the 2 s grace and the kill). Started with the first plugin process;
+// it makes the daemon a child subreaper and reaps the orphans that brings it, every second.
 class plugin_io {
  public:
   plugin_io();
@@ -56,7 +59,8 @@ class plugin_process {
   virtual void send(std::string line) = 0;
   // Closes standard input once the queued lines are written (any thread).
   virtual void close_input() = 0;
-  // Kills the process group (SIGKILL); `reason` becomes plugin_ended's (any thread).
+  // Kills the process group (SIGKILL), then what it left running; `reason` becomes
+  // plugin_ended's (any thread).
   virtual void kill(std::string reason) = 0;
 };
 
@@ -71,7 +75,7 @@ inline constexpr int max_log_lines_per_second = 100;
 std::shared_ptr<plugin_process> start_plugin_process(plugin_io& io, plugin_process_spec spec);
 
 // The environment of a plugin process (protocol/README.md): PATH, HOME and LANG of the daemon,
-// PYTHONPATH = sdk_dir, PYTHONUNBUFFERED=1, PYTHONDONTWRITEBYTECODE=1.
-std::vector<std::string> plugin_environment(const std::string& sdk_dir);
+// PYTHONPATH = sdk_dir, PYTHONUNBUFFERED=1, PYTHONDONTWRITEBYTECODE=1, MIXERD_PLUGIN_ID=<id>.
+std::vector<std::string> plugin_environment(const std::string& sdk_dir, const std::string& id);
 
 }  // namespace mixerd

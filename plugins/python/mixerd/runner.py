@@ -59,6 +59,10 @@ def load_plugin_class(folder, entry_point, main_class):
     path = os.path.join(folder, entry_point)
     if not os.path.isfile(path):
         raise LoadError(f"FileNotFoundError: entry_point {entry_point} is not in {folder}")
+    # The daemon refuses such a plugin when it finds it; the file may have become a link since.
+    if not os.path.realpath(path).startswith(os.path.realpath(folder).rstrip(os.sep) + os.sep):
+        raise LoadError(f"PermissionError: entry_point {entry_point} leads outside the plugin's "
+                        "folder (a symbolic link)")
     # The plugin may import its own modules from its folder.
     if folder not in sys.path:
         sys.path.insert(0, folder)

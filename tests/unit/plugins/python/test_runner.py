@@ -205,6 +205,22 @@ def test_a_plugin_that_cannot_load_answers_fatal_and_exits_1(plugin_host, source
     assert host.wait_exit() == 1
 
 
+def test_an_entry_point_linked_out_of_the_folder_is_fatal_and_never_runs(plugin_host):
+    host = plugin_host(RECORDER)
+    outside = host.folder.parent / "outside.py"
+    ran = host.folder.parent / "ran"
+    outside.write_text(f"open({str(ran)!r}, 'w').close()\n")
+    (host.folder / "linked.py").symlink_to(outside)
+    fatal = host.init(entry_point="linked.py")
+    assert fatal == {"type": "fatal", "error": "PermissionError: entry_point linked.py leads "
+                     "outside the plugin's folder (a symbolic link)"}, fatal
+    assert host.wait_exit() == 1
+    assert not ran.exists()
+    inside = plugin_host(RECORDER)
+    (inside.folder / "inside.py").symlink_to("main.py")
+    assert inside.init(entry_point="inside.py")["type"] == "ready"
+
+
 def test_a_first_line_other_than_init_is_fatal(plugin_host):
     host = plugin_host(RECORDER)
     host.hook("on_load")
