@@ -110,13 +110,16 @@ void put_sensors(self_ptr self, bool all) {
 }
 
 // Everything again: availability, every discovery config, every state (after a connect, when
-// Home Assistant comes online, after a resync). The configs of the other mqtt.commands layout
-// are deleted first, so Home Assistant drops them before it sees this layout's.
-void put_everything(self_ptr self) {
+// Home Assistant comes online, after a resync). After a connect (`connected`), the configs of
+// the other mqtt.commands layout are deleted first, so that Home Assistant drops what an earlier
+// run with the other value left before it sees this layout's; the layout changes only with a
+// new connection.
+void put_everything(self_ptr self, bool connected = false) {
   auto& st = self->state;
   put(self, mqtt::availability_topic(st.config.node_id), std::string(mqtt::online));
-  for (const auto& topic : mqtt::other_layout_config_topics(st.config))
-    put(self, topic, "");
+  if (connected)
+    for (const auto& topic : mqtt::other_layout_config_topics(st.config))
+      put(self, topic, "");
   const auto mixer = st.wiring.mixer_source ? st.wiring.mixer_source->load() : nullptr;
   if (mixer)
     for (int i = 0; i < limits::slider_count; ++i)
@@ -319,7 +322,7 @@ void on_opened(self_ptr self, std::int32_t rc) {
   st.births.reset();
   log::info(component, "connected to ", st.config.url, " as node ", st.config.node_id,
             st.config.commands ? "" : " (state only: mqtt.commands is false)");
-  put_everything(self);
+  put_everything(self, true);
 }
 
 void on_closed(self_ptr self, const std::string& reason) {
