@@ -22,10 +22,10 @@ std::string joined(const std::vector<std::string>& names) {
 
 // Locked read-modify-write: re-read the file, lay the pending keys over it, write it back. A
 // guarded key (a secret, an access rule) the file leaves out gets its running value back, so no
-// write of mixerd's ever drops one (settings_schema::keep_guarded). `force`: also when nothing
-// is pending (after a reload that kept guarded keys).
-bool save_pending(settings_state& st, bool force = false) {
-  if (st.pending.empty() && !force) return true;
+// write of mixerd's ever drops one (settings_schema::keep_guarded). `after_reload`: also when
+// nothing is pending (the reload kept guarded keys, and logged them).
+bool save_pending(settings_state& st, bool after_reload = false) {
+  if (st.pending.empty() && !after_reload) return true;
   settings_file::write_lock lock(st.paths.lock());
   if (!lock.held()) {
     log::error(component, "cannot lock ", st.paths.lock(), ": ", lock.error().message());
@@ -41,7 +41,7 @@ bool save_pending(settings_state& st, bool force = false) {
   auto kept = settings_schema::keep_guarded(st.current, merged);
   for (auto& [key, value] : st.pending.items())
     merged[key] = value;
-  if (!kept.empty())
+  if (!kept.empty() && !after_reload)
     log::warn(component, st.paths.settings, " left out ", joined(kept),
               ": written back with the running values (null clears a key)");
   if (merged != on_disk.settings) {
