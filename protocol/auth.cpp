@@ -33,27 +33,32 @@ std::optional<settings_schema::problem> check_session_max_lifetime(const json& s
 
 }  // namespace
 
+// Every key of the login is guarded: a reload of a file that leaves one out keeps it running
+// (a lost auth_enabled would open the controller).
 settings_schema::part auth_settings() {
   using settings_schema::boolean_schema;
+  using settings_schema::guarded;
   using settings_schema::integer_schema;
   return {
       "auth",
       {
-          {"auth_enabled",
-           boolean_schema(false, "Login on: every controller request needs a session")},
-          {"auth_username", {{"type", "string"}, {"description", "The user name of the login"}}},
-          {"auth_password_hash",
-           {{"type", "string"},
-            {"writeOnly", true},
-            {"description", "The password as a salted slow hash (mixerd set-password writes it)"}}},
-          {"session_timeout",
-           integer_schema(1, 31'536'000, settings_schema::default_session_timeout,
-                          "Seconds a session may stay unused")},
-          {"session_max_lifetime",
-           integer_schema(1, 31'536'000, settings_schema::default_session_max_lifetime,
-                          "Seconds a session lasts after its login at most (at least "
-                          "session_timeout)"),
-           check_session_max_lifetime},
+          guarded({"auth_enabled",
+                   boolean_schema(false, "Login on: every controller request needs a session")}),
+          guarded({"auth_username",
+                   {{"type", "string"}, {"description", "The user name of the login"}}}),
+          guarded({"auth_password_hash",
+                   {{"type", "string"},
+                    {"writeOnly", true},
+                    {"description",
+                     "The password as a salted slow hash (mixerd set-password writes it)"}}}),
+          guarded({"session_timeout",
+                   integer_schema(1, 31'536'000, settings_schema::default_session_timeout,
+                                  "Seconds a session may stay unused")}),
+          guarded({"session_max_lifetime",
+                   integer_schema(1, 31'536'000, settings_schema::default_session_max_lifetime,
+                                  "Seconds a session lasts after its login at most (at least "
+                                  "session_timeout)"),
+                   check_session_max_lifetime}),
       }};
 }
 

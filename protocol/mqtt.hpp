@@ -5,6 +5,7 @@
 
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
+#include <chrono>
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -54,6 +55,9 @@ struct settings {
   std::string password;  // empty: none; never logged
   std::string node_id;
   std::string discovery_prefix{default_discovery_prefix};
+  // false: state only. No command topic is subscribed to or acted on, and discovery shows the
+  // entities read-only (see component()).
+  bool commands = true;
 };
 bool operator==(const settings& a, const settings& b);
 inline bool operator!=(const settings& a, const settings& b) {
@@ -89,8 +93,10 @@ std::vector<entity> fixed_entities();
 
 // "slider_1", "mute_master", "volume_master", "macro_0", "profile", "device".
 std::string object_id(const entity& e);
-// Home Assistant's component: number, switch, button, select, binary_sensor.
-std::string_view component(const entity& e);
+// Home Assistant's component: number, switch, button, select, binary_sensor. With `commands`
+// false the read-only one: sensor (sliders, master volume, profile), binary_sensor (mutes, the
+// device link); a macro button has none (its config is never published).
+std::string_view component(const entity& e, bool commands = true);
 
 // mixerd/<node_id>
 std::string base_topic(std::string_view node_id);
@@ -99,8 +105,12 @@ std::string availability_topic(std::string_view node_id);
 std::string state_topic(std::string_view node_id, const entity& e);
 // mixerd/<node_id>/slider/1/set, .../macro/0/press, .../profile/set; empty for the device link.
 std::string command_topic(std::string_view node_id, const entity& e);
-// <prefix>/<component>/<node_id>/<object_id>/config
+// <prefix>/<component>/<node_id>/<object_id>/config, the component as s.commands has it.
 std::string config_topic(const settings& s, const entity& e);
+// The config topics of the fixed entities as the other value of s.commands has them, where they
+// differ: a full publication empties them first, so that switching mqtt.commands leaves no
+// stale entity behind (and, with commands off, no control that does nothing).
+std::vector<std::string> other_layout_config_topics(const settings& s);
 // <prefix>/status: Home Assistant's birth and will.
 std::string status_topic(const settings& s);
 // The topic filters of this node's commands (and nothing of any other node's).
@@ -118,11 +128,46 @@ struct discovery_context {
   std::string name;                  // the entity's name (a slider's label, a macro's name, ...)
   std::vector<std::string> options;  // a select's options (the profile names)
 };
-// The retained config of an entity (Home Assistant MQTT discovery).
+// The retained config of an entity (Home Assistant MQTT discovery). With s.commands false: no
+// command topic, and a unique_id of its own (mixerd_<node_id>_<object_id>_readonly), so that
+// the read-only entity never collides with the controllable one it replaces.
 nlohmann::json discovery_config(const settings& s, const entity& e, const discovery_context& c);
 // The default name of an entity: "Slider 1", "Mute 1", "Master mute", "Master volume",
 // "Macro 1" (slot 0), "Profile", "Device link".
 std::string default_name(const entity& e);
+
+// ---- Home Assistant's birth messages
+// ------------------------------------------------------------- Each `online` on <prefix>/status
+// asks for the full publication again. A burst of them (a client in a loop, a flood) must not
+// become a burst of full publications: the first birth is answered at once and opens a window of
+// birth_interval; any birth inside the window is owed one publication at the window's end (which
+// opens the next window). So there is at most one full publication for births per window, and the
+// last birth is always answered. Pure: the caller passes the time and runs the timer.
+inline constexpr std::chrono::seconds birth_interval{10};
+
+class birth_coalescer {
+ public:
+  using clock = std::chrono::steady_clock;
+  // publish: now. schedule: owed; call on_timer() at due(). owed: already owed, nothing to do.
+  enum class verdict { publish, schedule, owed };
+
+  explicit birth_coalescer(clock::duration interval = birth_interval) : interval_(interval) {}
+  verdict birth(clock::time_point now);
+  // The end of the current window: when the owed publication is due.
+  clock::time_point due() const { return last_ + interval_; }
+  bool owed() const { return owed_; }
+  // The timer set on `schedule`: true when the owed publication goes out now. False when
+  // nothing is owed (a reset came between) or the window has not ended (set it again).
+  bool on_timer(clock::time_point now);
+  // A new connection publishes everything by itself: nothing is owed and no window is open.
+  void reset();
+
+ private:
+  clock::duration interval_;
+  clock::time_point last_{};
+  bool open_ = false;  // a window is open (last_ is its start)
+  bool owed_ = false;
+};
 
 // ---- Sensors ------------------------------------------------------------------------------------
 // The readings the capabilities offer (protocol/sensors.hpp), each a Home Assistant sensor:

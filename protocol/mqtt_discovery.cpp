@@ -1,6 +1,7 @@
-// Home Assistant MQTT discovery: the retained config of each entity and of each sensor the
-// capabilities offer (protocol/README.md, "MQTT"). The settings, topics and commands are in
-// mqtt.cpp.
+// Home Assistant MQTT discovery: the retained config of each entity (controllable, or read-only
+// with mqtt.commands false) and of each sensor the capabilities offer, and when a birth message
+// gets the discovery again (birth_coalescer) (protocol/README.md, "MQTT"). The settings are in
+// mqtt_settings.cpp, the topics and commands in mqtt.cpp.
 #include "protocol/limits.hpp"
 #include "protocol/mqtt.hpp"
 #include "protocol/types.hpp"
@@ -12,8 +13,9 @@ namespace {
 using nlohmann::json;
 
 // What every entity's config shares: its ids, the node's availability and the device it is on.
-json entity_config(const settings& s, const std::string& object, const std::string& name) {
-  const std::string unique = "mixerd_" + s.node_id + "_" + object;
+json entity_config(const settings& s, const std::string& object, const std::string& name,
+                   std::string_view unique_suffix = {}) {
+  const std::string unique = "mixerd_" + s.node_id + "_" + object + std::string(unique_suffix);
   return {
       {"name", name},
       {"unique_id", unique},
@@ -30,9 +32,40 @@ json entity_config(const settings& s, const std::string& object, const std::stri
   };
 }
 
+// The read-only layout (mqtt.commands false): the states as sensors, no command topic.
+json read_only_config(const settings& s, const entity& e, const discovery_context& c) {
+  // The device link reads the same either way: its unique_id stays.
+  const bool same = component(e, true) == component(e, false);
+  json config = entity_config(s, object_id(e), c.name.empty() ? default_name(e) : c.name,
+                              same ? "" : "_readonly");
+  if (auto state = state_topic(s.node_id, e); !state.empty()) config["state_topic"] = state;
+  switch (e.kind) {
+    case entity_kind::slider:
+    case entity_kind::master_volume:
+      config["unit_of_measurement"] = "%";
+      config["state_class"] = "measurement";
+      break;
+    case entity_kind::mute:
+    case entity_kind::master_mute:
+      config["payload_on"] = payload_on;
+      config["payload_off"] = payload_off;
+      break;
+    case entity_kind::device:
+      config["payload_on"] = payload_on;
+      config["payload_off"] = payload_off;
+      config["device_class"] = "connectivity";
+      break;
+    case entity_kind::macro:
+    case entity_kind::profile:
+      break;
+  }
+  return config;
+}
+
 }  // namespace
 
 nlohmann::json discovery_config(const settings& s, const entity& e, const discovery_context& c) {
+  if (!s.commands) return read_only_config(s, e, c);
   json config = entity_config(s, object_id(e), c.name.empty() ? default_name(e) : c.name);
   if (auto state = state_topic(s.node_id, e); !state.empty()) config["state_topic"] = state;
   if (auto command = command_topic(s.node_id, e); !command.empty())
@@ -80,6 +113,29 @@ nlohmann::json sensor_config(const settings& s, const sensor_reading& r) {
   if (!r.device_class.empty()) config["device_class"] = r.device_class;
   if (!r.state_class.empty()) config["state_class"] = r.state_class;
   return config;
+}
+
+birth_coalescer::verdict birth_coalescer::birth(clock::time_point now) {
+  if (owed_) return verdict::owed;
+  if (!open_ || now - last_ >= interval_) {
+    open_ = true;
+    last_ = now;
+    return verdict::publish;
+  }
+  owed_ = true;
+  return verdict::schedule;
+}
+
+bool birth_coalescer::on_timer(clock::time_point now) {
+  if (!owed_ || now < due()) return false;
+  owed_ = false;
+  last_ = now;
+  return true;
+}
+
+void birth_coalescer::reset() {
+  open_ = false;
+  owed_ = false;
 }
 
 }  // namespace mixerd::mqtt

@@ -286,15 +286,16 @@ std::optional<settings_schema::problem> check_allowed_hosts(const json& s) {
 
 settings_schema::part network_settings() {
   return {"network",
-          {{"allowed_hosts",
-            {{"type", "array"},
-             {"items", {{"type", "string"}}},
-             {"maxItems", host_names::max_allowed_hosts},
-             {"default", json::array()},
-             {"description",
-              "Host names (or *.name) every listener serves besides the machine's own names, "
-              "e.g. mixer.example.com"}},
-            check_allowed_hosts}}};
+          {settings_schema::guarded(
+              {"allowed_hosts",
+               {{"type", "array"},
+                {"items", {{"type", "string"}}},
+                {"maxItems", host_names::max_allowed_hosts},
+                {"default", json::array()},
+                {"description",
+                 "Host names (or *.name) every listener serves besides the machine's own names, "
+                 "e.g. mixer.example.com"}},
+               check_allowed_hosts})}};
 }
 
 }  // namespace mixerd

@@ -152,9 +152,11 @@ namespace mixerd {
 
 settings_schema::part plants_settings() {
   return {"plants",
-          {{"plant_store_token",
-            settings_schema::secret_schema(
-                "The plant store's bearer token; made on first start, at least 16 characters")}}};
+          {settings_schema::guarded(
+              {"plant_store_token",
+               settings_schema::secret_schema(
+                   "The plant store's bearer token; made on first start, at least 16 "
+                   "characters")})}};
 }
 
 }  // namespace mixerd

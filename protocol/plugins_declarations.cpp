@@ -81,17 +81,18 @@ std::optional<settings_schema::problem> check_plugins(const json& s) {
 
 settings_schema::part plugins_settings() {
   return {"plugins",
-          {{"plugins",
-            {{"type", "object"},
-             {"description",
-              "Plugin id -> {\"enabled\": bool (default true), \"settings\": the plugin's own "
-              "settings, checked against its manifest's settings_schema}"},
-             {"additionalProperties",
-              {{"type", "object"},
-               {"properties",
-                {{"enabled", {{"type", "boolean"}, {"default", true}}},
-                 {"settings", {{"type", "object"}}}}}}}},
-            check_plugins}}};
+          {settings_schema::guarded(
+              {"plugins",
+               {{"type", "object"},
+                {"description",
+                 "Plugin id -> {\"enabled\": bool (default true), \"settings\": the plugin's own "
+                 "settings, checked against its manifest's settings_schema}"},
+                {"additionalProperties",
+                 {{"type", "object"},
+                  {"properties",
+                   {{"enabled", {{"type", "boolean"}, {"default", true}}},
+                    {"settings", {{"type", "object"}}}}}}}},
+               check_plugins})}};
 }
 
 }  // namespace mixerd

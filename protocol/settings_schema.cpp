@@ -163,14 +163,14 @@ part daemon_part() {
            integer_schema(1, 100'000,
                           static_cast<long long>(limits::socketio_max_sessions_per_address),
                           "Socket.IO sessions open at once from one address, at most")},
-          {"metrics_token",
-           {{"type", "string"},
-            {"minLength", 16},
-            {"writeOnly", true},
-            {"description",
-             "A bearer token that opens GET /metrics (besides the login): letters, digits "
-             "and -._~+/; absent: none"}},
-           check_metrics_token},
+          guarded({"metrics_token",
+                   {{"type", "string"},
+                    {"minLength", 16},
+                    {"writeOnly", true},
+                    {"description",
+                     "A bearer token that opens GET /metrics (besides the login): letters, digits "
+                     "and -._~+/; absent: none"}},
+                   check_metrics_token}),
       }};
 }
 
@@ -184,11 +184,56 @@ void install_parts(const std::vector<part>& parts) {
 std::optional<problem> validate(const nlohmann::json& s) {
   if (!s.is_object()) return problem{"(top level)", "must be a JSON object"};
   if (auto deep = check_nesting(s)) return deep;
+  // A cleared guarded key is checked as the absent key it stands for (a check may read another
+  // key: session_max_lifetime reads session_timeout).
+  std::optional<json> without_cleared;
+  for (const auto& name : guarded_keys())
+    if (auto it = s.find(name); it != s.end() && it->is_null()) {
+      if (!without_cleared) without_cleared = s;
+      without_cleared->erase(name);
+    }
+  const json& checked = without_cleared ? *without_cleared : s;
   // Installed once at start-up, before any settings are read: read without the lock afterwards.
   for (const auto& p : the_registry().parts)
     for (const auto& k : p.keys)
-      if (auto bad = k.check ? k.check(s) : check_by_schema(s, k)) return bad;
+      if (auto bad = k.check ? k.check(checked) : check_by_schema(checked, k)) return bad;
   return std::nullopt;
+}
+
+std::vector<std::string> guarded_keys() {
+  std::vector<std::string> out;
+  for (const auto& p : the_registry().parts)
+    for (const auto& k : p.keys)
+      if (k.guarded) out.emplace_back(k.name);
+  return out;
+}
+
+key guarded(key k) {
+  k.guarded = true;
+  return k;
+}
+
+std::vector<std::string> keep_guarded(const nlohmann::json& running, nlohmann::json& fresh) {
+  std::vector<std::string> kept;
+  if (!running.is_object() || !fresh.is_object()) return kept;
+  for (auto& name : guarded_keys()) {
+    auto was = running.find(name);
+    if (fresh.contains(name) || was == running.end() || was->is_null()) continue;
+    fresh[name] = *was;
+    kept.push_back(std::move(name));
+  }
+  return kept;
+}
+
+std::vector<std::string> take_cleared(nlohmann::json& settings) {
+  std::vector<std::string> cleared;
+  if (!settings.is_object()) return cleared;
+  for (auto& name : guarded_keys())
+    if (auto it = settings.find(name); it != settings.end() && it->is_null()) {
+      settings.erase(it);
+      cleared.push_back(std::move(name));
+    }
+  return cleared;
 }
 
 nlohmann::json document() {
@@ -197,6 +242,7 @@ nlohmann::json document() {
     for (const auto& k : p.keys) {
       properties[std::string(k.name)] = k.schema;
       properties[std::string(k.name)]["x-owner"] = p.owner;
+      if (k.guarded) properties[std::string(k.name)]["x-kept-on-reload"] = true;
     }
   return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
           {"title", "mixerd settings.json"},

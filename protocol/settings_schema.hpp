@@ -30,6 +30,9 @@ struct key {
   nlohmann::json schema;
   // Checks the key in the whole settings object (present or not); the first problem.
   std::optional<problem> (*check)(const nlohmann::json& settings) = nullptr;
+  // Holds a secret or an access rule: a reload never drops it unless the file says so (see
+  // keep_guarded), and null in the file clears it (as if never set).
+  bool guarded = false;
 };
 
 // The keys one capability (or the daemon itself) owns, in the order they are checked.
@@ -48,11 +51,31 @@ part daemon_part();
 void install_parts(const std::vector<part>& parts);
 
 // Checks every installed key; unknown keys are allowed (newer versions and capabilities this
-// build leaves out add keys) and kept.
+// build leaves out add keys) and kept. A guarded key may be null (cleared).
 std::optional<problem> validate(const nlohmann::json& settings);
 
 // The JSON Schema (draft 2020-12) of settings.json: every installed key with its schema.
 nlohmann::json document();
+
+// ---- Guarded keys: secrets and access rules (protocol/README.md, "Settings file") --------------
+//
+// A file re-read on SIGHUP (or rewritten by mixerd) may leave a key out: a truncated edit, a
+// file written from an old copy. For most keys the default then applies; a guarded key instead
+// keeps its running value, because dropping it would turn a login off, forget a key or token,
+// or loosen an access rule nobody asked to loosen. The file mentions a guarded key explicitly
+// when it holds the key: a value sets it, null clears it (the default applies, and a generated
+// secret is made anew).
+
+// The installed guarded keys, in declaration order.
+std::vector<std::string> guarded_keys();
+// A key with `guarded` set (for the capabilities' parts).
+key guarded(key k);
+// Every guarded key that `fresh` leaves out and `running` holds is copied into `fresh`; returns
+// their names. A key `fresh` holds, null included, is left alone.
+std::vector<std::string> keep_guarded(const nlohmann::json& running, nlohmann::json& fresh);
+// Removes every guarded key whose value is null (cleared) from `settings`; returns their names.
+// Call it on the settings the actors are given: they never see a null guarded key.
+std::vector<std::string> take_cleared(nlohmann::json& settings);
 
 // ---- Helpers of the capabilities' parts ---------------------------------------------------------
 
@@ -62,7 +85,7 @@ nlohmann::json integer_schema(long long lo, long long hi, long long fallback,
 // {"type": "boolean", "default", "description"}.
 nlohmann::json boolean_schema(bool fallback, std::string_view description);
 // {"type": "string", "minLength": 16, "writeOnly": true, "description"}: a secret the daemon
-// makes when absent.
+// makes when absent (a key with this schema is to be declared guarded).
 nlohmann::json secret_schema(std::string_view description);
 // "must be an integer from lo to hi".
 std::string range_text(long long lo, long long hi);

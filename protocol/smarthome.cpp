@@ -345,24 +345,25 @@ std::optional<settings_schema::problem> check_smarthome(const nlohmann::json& s)
 }  // namespace
 
 settings_schema::part smarthome_settings() {
-  return {
-      "smarthome",
-      {{"smarthome",
-        {{"type", "object"},
-         {"description", "Home Assistant; without url: off"},
-         {"properties",
-          {{"url", {{"type", "string"}, {"description", "http(s)://host:port of Home Assistant"}}},
-           {"token",
-            {{"type", "string"},
-             {"writeOnly", true},
-             {"description", "A long-lived access token"}}},
-           {"entities",
-            {{"type", "array"},
-             {"items", {{"type", "string"}}},
-             {"description",
-              "The entities listed (default: every light, switch, fan and input_boolean)"}}},
-           {"verify_tls", {{"type", "boolean"}, {"default", true}}}}}},
-        check_smarthome}}};
+  return {"smarthome",
+          {settings_schema::guarded(
+              {"smarthome",
+               {{"type", "object"},
+                {"description", "Home Assistant; without url: off"},
+                {"properties",
+                 {{"url",
+                   {{"type", "string"}, {"description", "http(s)://host:port of Home Assistant"}}},
+                  {"token",
+                   {{"type", "string"},
+                    {"writeOnly", true},
+                    {"description", "A long-lived access token"}}},
+                  {"entities",
+                   {{"type", "array"},
+                    {"items", {{"type", "string"}}},
+                    {"description",
+                     "The entities listed (default: every light, switch, fan and input_boolean)"}}},
+                  {"verify_tls", {{"type", "boolean"}, {"default", true}}}}}},
+               check_smarthome})}};
 }
 
 }  // namespace mixerd

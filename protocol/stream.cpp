@@ -363,17 +363,19 @@ std::optional<settings_schema::problem> check_stream(const nlohmann::json& s) {
 settings_schema::part stream_settings() {
   return {
       "stream",
-      {{"stream",
-        {{"type", "object"},
-         {"description", "The streaming software (OBS, obs-websocket 5)"},
-         {"properties",
-          {{"url",
-            {{"type", "string"},
-             {"default", "ws://127.0.0.1:4455"},
-             {"description", "Its WebSocket server, ws:// or wss://"}}},
-           {"password",
-            {{"type", "string"}, {"writeOnly", true}, {"description", "Its password, if set"}}}}}},
-        check_stream}}};
+      {settings_schema::guarded({"stream",
+                                 {{"type", "object"},
+                                  {"description", "The streaming software (OBS, obs-websocket 5)"},
+                                  {"properties",
+                                   {{"url",
+                                     {{"type", "string"},
+                                      {"default", "ws://127.0.0.1:4455"},
+                                      {"description", "Its WebSocket server, ws:// or wss://"}}},
+                                    {"password",
+                                     {{"type", "string"},
+                                      {"writeOnly", true},
+                                      {"description", "Its password, if set"}}}}}},
+                                 check_stream})}};
 }
 
 }  // namespace mixerd

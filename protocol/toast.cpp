@@ -192,10 +192,11 @@ std::optional<settings_schema::problem> check_toast_handlers(const json& s) {
 settings_schema::part toast_settings() {
   return {"toast",
           {
-              {"toast_api_key",
-               settings_schema::secret_schema(
-                   "The notification API key (X-API-Key); made on first start, at least 16 "
-                   "characters")},
+              settings_schema::guarded(
+                  {"toast_api_key",
+                   settings_schema::secret_schema(
+                       "The notification API key (X-API-Key); made on first start, at least 16 "
+                       "characters")}),
               {"toast_handlers",
                {{"type", "object"},
                 {"additionalProperties", {{"type", "boolean"}}},

@@ -78,7 +78,8 @@ void sync_macros(self_ptr self, bool all) {
   const auto& page = st.pages.pages[st.pages.current_page];
   for (int i = 0; i < limits::macro_count; ++i) {
     std::optional<std::string> name;
-    if (!page[i].empty()) name = page[i].name();
+    // A button only runs a command: without commands there is none (its config is deleted).
+    if (!page[i].empty() && st.config.commands) name = page[i].name();
     if (!all && name == st.macro_names[i]) continue;
     st.macro_names[i] = name;
     const entity e{entity_kind::macro, i};
@@ -109,10 +110,16 @@ void put_sensors(self_ptr self, bool all) {
 }
 
 // Everything again: availability, every discovery config, every state (after a connect, when
-// Home Assistant comes online, after a resync).
-void put_everything(self_ptr self) {
+// Home Assistant comes online, after a resync). After a connect (`connected`), the configs of
+// the other mqtt.commands layout are deleted first, so that Home Assistant drops what an earlier
+// run with the other value left before it sees this layout's; the layout changes only with a
+// new connection.
+void put_everything(self_ptr self, bool connected = false) {
   auto& st = self->state;
   put(self, mqtt::availability_topic(st.config.node_id), std::string(mqtt::online));
+  if (connected)
+    for (const auto& topic : mqtt::other_layout_config_topics(st.config))
+      put(self, topic, "");
   const auto mixer = st.wiring.mixer_source ? st.wiring.mixer_source->load() : nullptr;
   if (mixer)
     for (int i = 0; i < limits::slider_count; ++i)
@@ -214,16 +221,45 @@ void run_command(self_ptr self, const mqtt::command& c) {
                           });
 }
 
+// Home Assistant said `online`: the discovery again, now or at the end of the window.
+void on_birth(self_ptr self) {
+  auto& st = self->state;
+  const auto now = std::chrono::steady_clock::now();
+  switch (st.births.birth(now)) {
+    case mqtt::birth_coalescer::verdict::publish:
+      log::debug(component, "Home Assistant is online: discovery again");
+      return put_everything(self);
+    case mqtt::birth_coalescer::verdict::schedule:
+      log::debug(component, "Home Assistant is online again: discovery at the window's end");
+      self->delayed_send(self, st.births.due() - now, caf::tick_atom_v);
+      return;
+    case mqtt::birth_coalescer::verdict::owed:
+      return;
+  }
+}
+
+void on_birth_timer(self_ptr self) {
+  auto& st = self->state;
+  const auto now = std::chrono::steady_clock::now();
+  if (st.births.on_timer(now)) {
+    log::debug(component, "Home Assistant came online meanwhile: discovery again");
+    put_everything(self);
+  } else if (st.births.owed()) {
+    self->delayed_send(self, st.births.due() - now, caf::tick_atom_v);
+  }
+}
+
 void on_message(self_ptr self, const std::string& topic, const std::string& payload,
                 bool retained) {
   auto& st = self->state;
   if (topic == mqtt::status_topic(st.config)) {
-    if (payload == mqtt::online) {
-      log::debug(component, "Home Assistant is online: discovery again");
-      put_everything(self);
-    }
+    // A retained `online` is an old birth the broker hands out at every subscription: the
+    // connect's own full publication answers it.
+    if (payload == mqtt::online && !retained) on_birth(self);
     return;
   }
+  // Not subscribed to without commands; a message that comes anyway is not acted on.
+  if (!st.config.commands) return complain(self, "a command while mqtt.commands is false");
   // A retained command would act again at every reconnect: commands are only taken live.
   if (retained) return complain(self, "a retained message on " + topic);
   std::string error;
@@ -257,7 +293,7 @@ void connect(self_ptr self) {
   o.password = st.config.password;
   o.client_id = "mixerd-" + st.config.node_id;
   o.will_topic = mqtt::availability_topic(st.config.node_id);
-  o.subscriptions = mqtt::command_filters(st.config.node_id);
+  if (st.config.commands) o.subscriptions = mqtt::command_filters(st.config.node_id);
   o.subscriptions.push_back(mqtt::status_topic(st.config));
   o.owner = caf::actor_cast<caf::actor>(self);
   o.gen = st.gen;
@@ -283,8 +319,10 @@ void on_opened(self_ptr self, std::int32_t rc) {
   st.connected = true;
   st.down_reported = false;
   st.resync = false;
-  log::info(component, "connected to ", st.config.url, " as node ", st.config.node_id);
-  put_everything(self);
+  st.births.reset();
+  log::info(component, "connected to ", st.config.url, " as node ", st.config.node_id,
+            st.config.commands ? "" : " (state only: mqtt.commands is false)");
+  put_everything(self, true);
 }
 
 void on_closed(self_ptr self, const std::string& reason) {
@@ -385,6 +423,7 @@ mqtt_impl::behavior_type mqtt_behavior(mqtt_impl::stateful_pointer<mqtt_state> s
         on_sweep(self);
         self->delayed_send(self, sweep_interval, sweep_atom_v);
       },
+      [self](caf::tick_atom) { on_birth_timer(self); },
   };
 }
 

@@ -1,8 +1,10 @@
 // The MQTT actor mirrors mixerd on an MQTT broker for Home Assistant (docs/mqtt.md,
 // protocol/README.md "MQTT"): it publishes the discovery configs and the retained states under
 // mixerd/<node_id>/, keeps them current from the hub's events, and turns the commands on this
-// node's command topics into the same requests the REST routes send. Availability: `online`
-// (retained) after each connect, `offline` as the last will and before a clean stop.
+// node's command topics into the same requests the REST routes send (unless mqtt.commands is
+// false: then it publishes only). Availability: `online` (retained) after each connect,
+// `offline` as the last will and before a clean stop. Home Assistant's birth messages get the
+// discovery again, at most once per mqtt::birth_interval (the timer: tick_atom).
 //
 // The broker connection is an mqtt_client (its own thread; reconnects with back-off). States
 // are published only while connected (all of them again after each connect), so the outgoing
@@ -68,6 +70,8 @@ struct mqtt_state {
   // The sensors announced, with the state last sent ("" before the first).
   std::map<std::string, std::string> sensor_states;
   int sweeps_since_sensors = 0;
+  // Home Assistant's births: at most one full publication per window (mqtt::birth_coalescer).
+  mqtt::birth_coalescer births;
   rate_limiter complaints{10, std::chrono::seconds(60), 1};
   std::uint64_t complaints_suppressed = 0;
   ~mqtt_state();
@@ -79,7 +83,7 @@ using mqtt_impl =
                        caf::reacts_to<opened_atom, std::uint64_t, std::int32_t>,
                        caf::reacts_to<closed_atom, std::uint64_t, std::string, std::int32_t>,
                        caf::reacts_to<line_atom, std::uint64_t, std::string, std::string, bool>,
-                       caf::reacts_to<sweep_atom>>;
+                       caf::reacts_to<sweep_atom>, caf::reacts_to<caf::tick_atom>>;
 
 // `config` from mqtt::settings_from at start-up (validated there).
 mqtt_impl::behavior_type mqtt_behavior(mqtt_impl::stateful_pointer<mqtt_state> self,

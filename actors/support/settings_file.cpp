@@ -62,7 +62,11 @@ load_result load(const std::string& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return result;  // empty file
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    result.error = path + ": is empty (it must hold a JSON object; restore it, or remove it for " +
+                   "a first start)";
+    return result;
+  }
   try {
     result.settings = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -203,7 +207,7 @@ std::string random_secret() {
 bool ensure_secrets(nlohmann::json& settings) {
   bool changed = false;
   for (const char* key : {"toast_api_key", "plant_store_token"}) {
-    if (!settings.contains(key)) {
+    if (auto it = settings.find(key); it == settings.end() || it->is_null()) {
       settings[key] = random_secret();
       changed = true;
     }

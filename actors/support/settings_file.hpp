@@ -24,7 +24,10 @@ struct load_result {
   bool ok() const { return error.empty(); }
 };
 
-// Reads and validates. A missing file is an empty object (first start).
+// Reads and validates. A missing file is an empty object (first start); an empty or blank
+// file is broken like any other (a write cut short, a truncating editor): taken as "no
+// settings" it would turn the login off and drop every secret. A guarded key set to null is
+// kept as null (settings_schema::take_cleared removes it for the actors).
 load_result load(const std::string& path);
 
 // One locked read-modify-write of the settings file, as every writer must do it. `change`
@@ -72,7 +75,8 @@ class write_lock {
 
 // 256 random bits from OpenSSL's CSPRNG, as 64 lowercase hex digits.
 std::string random_secret();
-// Adds toast_api_key and plant_store_token when missing; true when something was added.
+// Adds toast_api_key and plant_store_token when missing or null (cleared); true when something
+// was added.
 bool ensure_secrets(nlohmann::json& settings);
 
 // Creates the data folder (0700) and its parents when missing.

@@ -34,7 +34,12 @@ MACROS = macro_set({(0, 0): {"type": "mute", "name": "Mic", "icon": "mic", "targ
 
 def test_discovery_is_retained_and_complete(node, broker, subscriber):
     node("desk", {"macros": MACROS, "sliders": [{"label": "Music"}]})
-    configs = broker.retained("homeassistant/+/desk/+/config", len(FIXED) + 2)
+    # Per component: the broker hands out retained messages in an order of its own, and the
+    # capabilities' sensors (homeassistant/sensor/...) are there too.
+    configs = {}
+    for component, count in (("number", 5), ("switch", 5), ("select", 1), ("binary_sensor", 1),
+                             ("button", 2)):
+        configs.update(broker.retained(f"homeassistant/{component}/desk/+/config", count))
     expected = {f"homeassistant/{e.format(n='desk')}/config" for e in FIXED}
     expected |= {"homeassistant/button/desk/macro_0/config", "homeassistant/button/desk/macro_4/config"}
     assert set(configs) == expected
@@ -189,6 +194,77 @@ def test_home_assistant_online_gets_discovery_again(node, broker, subscriber):
     subscriber.wait("mixerd/desk/slider/1/state", after=mark)
 
 
+def acted_on(daemon, broker, subscriber, command_topic, payload, slider):
+    """Publishes a command, then makes sure mixerd would have handled it: a birth behind it on
+    the same connection (its full publication shows the MQTT actor got past the command), then a
+    REST write to the mixer behind the command's own request. True when `slider` (1-4) took
+    `payload`."""
+    mark = len(subscriber.messages)
+    broker.publish(command_topic, payload)
+    broker.publish("homeassistant/status", "online")
+    subscriber.wait("mixerd/desk/device/state", after=mark)
+    other = 4 if slider != 4 else 3
+    assert http("POST", daemon.url(f"/api/sliders/{other}"), {"value": 1})[0] == 200
+    return get_json(daemon, "/api/sliders")["sliders"][slider - 1]["value"] == int(payload)
+
+
+def retained_config(broker, component, object_id):
+    got = broker.retained(f"homeassistant/{component}/desk/{object_id}/config", 1, timeout=1)
+    return json.loads(got[next(iter(got))]) if got else None
+
+
+def test_commands_false_publishes_the_state_only(daemon_factory, broker, subscriber, device,
+                                                 tmp_path):
+    """mqtt.commands false: no command topic is acted on, discovery is read-only (sensors, no
+    buttons), the controls of an earlier run are deleted; a reload back to true restores them."""
+    data = str(tmp_path / "data")
+    # An earlier run with commands on left its controls on the broker.
+    daemon = start_node(daemon_factory, broker, subscriber, "desk", device, data,
+                        {"macros": MACROS})
+    assert retained_config(broker, "number", "slider_1")["command_topic"]
+    daemon.stop()
+
+    write_settings(data, {**mqtt_settings(broker, "desk", commands=False), "macros": MACROS})
+    mark = len(subscriber.messages)
+    daemon = daemon_factory("--serial", device.path, data=data)
+    daemon.wait_log("(state only: mqtt.commands is false)")
+    subscriber.wait("mixerd/desk/device/state", after=mark)
+    wait_until(lambda: get_json(daemon, "/api/status")["connected"], what="device connected")
+    for component, object_id in (("number", "slider_1"), ("switch", "mute_master"),
+                                 ("select", "profile"), ("button", "macro_0")):
+        assert retained_config(broker, component, object_id) is None, (component, object_id)
+    slider = retained_config(broker, "sensor", "slider_1")
+    assert slider["state_topic"] == "mixerd/desk/slider/1/state" and "command_topic" not in slider
+    assert slider["unique_id"] == "mixerd_desk_slider_1_readonly"
+    mute = retained_config(broker, "binary_sensor", "mute_1")
+    assert mute["state_topic"] == "mixerd/desk/mute/1/state" and "command_topic" not in mute
+    configs = [p for t, p in subscriber.messages[mark:] if t.endswith("/config") and p]
+    assert configs and not [c for c in configs if "command_topic" in c]
+
+    assert not acted_on(daemon, broker, subscriber, "mixerd/desk/slider/2/set", "73", 2)
+    assert not [line for _, line in device.timeline if line.startswith("VOL,1,Slider 2,73")]
+    # The state is still published.
+    mark = len(subscriber.messages)
+    device.send("SLIDER,2,35")
+    subscriber.wait("mixerd/desk/slider/3/state", "35", after=mark)
+
+    # Reloaded to true: the controls come back, the read-only entities go, commands act.
+    mark = len(subscriber.messages)
+    write_settings(data, {**read_settings(data), **mqtt_settings(broker, "desk")})
+    daemon.proc.send_signal(signal.SIGHUP)
+    subscriber.wait("mixerd/desk/availability", "offline", after=mark)
+    subscriber.wait("mixerd/desk/device/state", after=mark)
+    assert retained_config(broker, "number", "slider_1")["command_topic"]
+    assert retained_config(broker, "sensor", "slider_1") is None
+    assert acted_on(daemon, broker, subscriber, "mixerd/desk/slider/2/set", "73", 2)
+    device.expect("VOL,1,Slider 2,73")
+
+
+def read_settings(data):
+    with open(os.path.join(data, "settings.json")) as f:
+        return json.load(f)
+
+
 def test_kill_9_leaves_offline_by_the_last_will_and_a_stop_says_offline(node, broker, subscriber):
     daemon = node()
     mark = len(subscriber.messages)
@@ -280,6 +356,7 @@ def test_settings_reload_moves_the_node(daemon_factory, broker, subscriber, tmp_
     ({"url": "mqtt://127.0.0.1", "node_id": "a/b"}, "mqtt.node_id"),
     ({"url": "mqtt://127.0.0.1", "password": "secret-pw"}, "mqtt.password"),
     ({"url": "mqtt://127.0.0.1", "discovery_prefix": "ha/#"}, "mqtt.discovery_prefix"),
+    ({"url": "mqtt://127.0.0.1", "commands": "no"}, "mqtt.commands"),
 ])
 def test_bad_settings_exit_2_naming_the_key(tmp_path, value, key):
     data = str(tmp_path / "data")
@@ -360,16 +437,21 @@ def test_mqtts_checks_the_broker_certificate_against_the_ca_store(daemon_factory
 
 
 def test_a_flood_from_the_broker_is_bounded(node, broker, subscriber):
-    """5000 `online` births at once: each would ask for the whole discovery again. The received
-    messages and the publications waiting for the broker are capped; the daemon keeps serving,
-    and a command afterwards still acts."""
+    """5000 `online` births at once: each asks for the whole discovery again. The births are
+    coalesced (one full publication at once, the next only at the end of the 10 s window), the
+    received messages waiting for the daemon are capped (more are dropped and counted), the daemon
+    keeps serving, and a command afterwards still acts."""
     daemon = node()
+    flood = len(subscriber.messages)
     subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(broker.port), "-t",
                     "homeassistant/status", "-l"], input="online\n" * 5000, text=True, check=True,
                    timeout=30)
     assert http("GET", daemon.url("/api/sliders"))[0] == 200
-    daemon.wait_log("mqtt: dropped ")
     mark = len(subscriber.messages)
     broker.publish("mixerd/desk/slider/1/set", "9")
-    subscriber.wait("mixerd/desk/slider/1/state", "9", after=mark, timeout=15)
+    # Handled after every birth before it (one connection, one actor, in order).
+    done = subscriber.wait("mixerd/desk/slider/1/state", "9", after=mark, timeout=15)
     assert get_json(daemon, "/api/sliders")["sliders"][0]["value"] == 9
+    publications = [t for t, _ in subscriber.messages[flood:done]
+                    if t == "homeassistant/binary_sensor/desk/device/config"]
+    assert len(publications) == 1

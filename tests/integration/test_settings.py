@@ -5,7 +5,7 @@ import signal
 import stat
 import subprocess
 
-from conftest import MIXERD_BIN, get_json, wait_until, write_settings
+from conftest import MIXERD_BIN, get_json, http, wait_until, write_settings
 
 
 def read_settings(data_dir):
@@ -145,3 +145,49 @@ def test_second_daemon_on_same_data_dir_exits_1(daemon_factory, data_dir):
             "--plants-port", "0")
     assert r.returncode == 1
     assert "another mixerd" in r.stderr and data_dir in r.stderr
+
+
+def test_empty_file_exits_2_and_leaves_file_untouched(data_dir):
+    for text in ("", " \n\t\n"):
+        path = write_settings(data_dir, text)
+        mtime = os.stat(path).st_mtime_ns
+        r = run("--data-dir", data_dir, "--serial", "none", "--controller-port", "0")
+        assert r.returncode == 2, r.stderr
+        assert f"{path}: is empty" in r.stderr
+        assert open(path).read() == text and os.stat(path).st_mtime_ns == mtime
+        # The subcommands refuse it the same way.
+        r = run("api-key", "--data-dir", data_dir)
+        assert r.returncode == 2 and "is empty" in r.stderr
+        assert open(path).read() == text
+
+
+def test_sighup_clears_only_what_the_file_names(daemon_factory, data_dir):
+    """A key set to null or to its off value is cleared; a key left out keeps its value."""
+    assert run("set-password", "admin", "--data-dir", data_dir, stdin="pw one\n").returncode == 0
+    daemon = daemon_factory("--serial", "none")
+    s = read_settings(data_dir)
+    old_key = s["toast_api_key"]
+    assert http("GET", daemon.url("/api/sliders"))[0] == 401
+
+    # Left out: kept (and written back); the login stays on.
+    write_settings(data_dir, {"master_volume": 30})
+    daemon.proc.send_signal(signal.SIGHUP)
+    daemon.wait_log("leaves out")
+    daemon.wait_log("reloaded")
+    assert http("GET", daemon.url("/api/sliders"))[0] == 401
+    wait_until(lambda: read_settings(data_dir).get("auth_password_hash") == s["auth_password_hash"],
+               what="the hash written back")
+    assert read_settings(data_dir)["toast_api_key"] == old_key
+
+    # Named: auth_enabled false turns the login off, null makes a new API key.
+    kept = read_settings(data_dir)
+    write_settings(data_dir, {**kept, "auth_enabled": False, "toast_api_key": None})
+    mark = len(daemon.log)
+    daemon.proc.send_signal(signal.SIGHUP)
+    wait_until(lambda: any("reloaded" in line for line in daemon.log[mark:]), what="reloaded")
+    wait_until(lambda: http("GET", daemon.url("/api/sliders"))[0] == 200, what="login off")
+    new_key = wait_until(lambda: read_settings(data_dir).get("toast_api_key"), what="a new key")
+    assert new_key != old_key and len(new_key) == 64
+    status = lambda key: http("GET", daemon.url("/api/toast/status", "notification API"),
+                              headers={"X-API-Key": key})[0]
+    assert status(new_key) == 200 and status(old_key) == 401

@@ -73,6 +73,8 @@ std::variant<nlohmann::json, int> load_settings(const settings_file::paths& path
   if (result.changed)
     log::info(component, "generated the notification API key and plant store token in ",
               paths.settings);
+  // A guarded key the file sets to null has its default (protocol/README.md, "Settings file").
+  settings_schema::take_cleared(result.settings);
   return std::move(result.settings);
 }
 

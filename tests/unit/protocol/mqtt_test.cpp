@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -212,4 +214,83 @@ TEST_CASE("commands take the API's values and only this node's topics") {
   }
   CHECK_FALSE(
       mqtt::parse_command("desk", "mixerd/desk/profile/set", std::string(2000, 'a'), error));
+}
+
+TEST_CASE("mqtt.commands: true by default, a boolean, and a change of it is a new setting") {
+  CHECK(node("desk").commands);
+  auto off = parsed({{"mqtt", {{"url", "mqtt://b"}, {"commands", false}}}});
+  CHECK_FALSE(off.commands);
+  CHECK(off != parsed({{"mqtt", {{"url", "mqtt://b"}, {"commands", true}}}}));
+  for (const json& bad : {json("false"), json(0), json(nullptr)}) {
+    CAPTURE(bad.dump());
+    CHECK(refused_key({{"mqtt", {{"url", "mqtt://b"}, {"commands", bad}}}}) == "mqtt.commands");
+  }
+  auto p = mixerd::settings_schema::validate({{"mqtt", {{"commands", "no"}}}});
+  REQUIRE(p);
+  CHECK(p->key == "mqtt.commands");
+  CHECK(p->message == "must be true or false");
+}
+
+TEST_CASE("with mqtt.commands false discovery is read-only and leaves no control behind") {
+  auto s = parsed({{"mqtt", {{"url", "mqtt://b"}, {"node_id", "desk"}, {"commands", false}}}});
+  std::set<std::string> ids;
+  for (const auto& e : mqtt::fixed_entities()) {
+    CAPTURE(mqtt::object_id(e));
+    auto c = mqtt::discovery_config(s, e, {});
+    CHECK_FALSE(c.contains("command_topic"));
+    CHECK(c["state_topic"] == mqtt::state_topic("desk", e));
+    CHECK(ids.insert(c["unique_id"].get<std::string>()).second);
+    const auto component = mqtt::component(e, false);
+    CHECK((component == "sensor" || component == "binary_sensor"));
+    // Its own unique_id where the component differs: it never collides with the control.
+    if (component != mqtt::component(e, true))
+      CHECK(c["unique_id"] == "mixerd_desk_" + mqtt::object_id(e) + "_readonly");
+    else
+      CHECK(c["unique_id"] == "mixerd_desk_" + mqtt::object_id(e));
+  }
+  CHECK(mqtt::config_topic(s, {mqtt::entity_kind::slider, 1}) ==
+        "homeassistant/sensor/desk/slider_1/config");
+  CHECK(mqtt::config_topic(s, {mqtt::entity_kind::mute, 2}) ==
+        "homeassistant/binary_sensor/desk/mute_2/config");
+  // The other layout's topics: the controls of the 11 entities whose component changes.
+  auto stale = mqtt::other_layout_config_topics(s);
+  CHECK(stale.size() == 11);
+  CHECK(std::count(stale.begin(), stale.end(), "homeassistant/number/desk/slider_1/config") == 1);
+  CHECK(std::count(stale.begin(), stale.end(), "homeassistant/select/desk/profile/config") == 1);
+  CHECK(std::count(stale.begin(), stale.end(), "homeassistant/binary_sensor/desk/device/config") ==
+        0);
+  // And the other way round: with commands on, the read-only configs are the stale ones.
+  auto back = mqtt::other_layout_config_topics(node("desk"));
+  CHECK(std::count(back.begin(), back.end(), "homeassistant/sensor/desk/slider_1/config") == 1);
+}
+
+TEST_CASE("birth messages: one full publication now, the rest coalesced to the window's end") {
+  using clock = mqtt::birth_coalescer::clock;
+  using verdict = mqtt::birth_coalescer::verdict;
+  using std::chrono::milliseconds;
+  mqtt::birth_coalescer births(std::chrono::seconds(10));
+  const auto t0 = clock::time_point{} + std::chrono::hours(1);
+  CHECK(births.birth(t0) == verdict::publish);
+  // A burst inside the window: the first is owed one publication, the rest add nothing.
+  CHECK(births.birth(t0 + milliseconds(1)) == verdict::schedule);
+  for (int i = 2; i < 300; ++i)
+    CHECK(births.birth(t0 + milliseconds(i)) == verdict::owed);
+  CHECK(births.due() == t0 + std::chrono::seconds(10));
+  CHECK_FALSE(births.on_timer(t0 + milliseconds(9999)));  // early: set the timer again
+  CHECK(births.owed());
+  CHECK(births.on_timer(t0 + std::chrono::seconds(10)));  // the window's end: once
+  CHECK_FALSE(births.on_timer(t0 + std::chrono::seconds(10)));
+  // That publication opened a new window: a birth in it waits for its end, not 10 s from now.
+  const auto t1 = t0 + std::chrono::seconds(10);
+  CHECK(births.birth(t1 + std::chrono::seconds(3)) == verdict::schedule);
+  CHECK(births.due() == t1 + std::chrono::seconds(10));
+  CHECK(births.on_timer(t1 + std::chrono::seconds(10)));
+  // A birth after a quiet window is answered at once.
+  CHECK(births.birth(t1 + std::chrono::seconds(25)) == verdict::publish);
+  // A new connection publishes everything: nothing owed, no window.
+  CHECK(births.birth(t1 + std::chrono::seconds(26)) == verdict::schedule);
+  births.reset();
+  CHECK_FALSE(births.owed());
+  CHECK_FALSE(births.on_timer(t1 + std::chrono::seconds(40)));
+  CHECK(births.birth(t1 + std::chrono::seconds(27)) == verdict::publish);
 }

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -80,8 +81,9 @@ TEST_CASE("validate refuses values nested deeper than 64 levels, unknown keys in
 
 TEST_CASE("validate checks the secrets") {
   const std::string sixteen(16, 'a');
-  check_key("toast_api_key", {sixteen, std::string(64, 'f')},
-            {std::string(15, 'a'), "", 12345678901234567, nullptr});
+  // null clears a guarded key (a new one is made): accepted.
+  check_key("toast_api_key", {sixteen, std::string(64, 'f'), nullptr},
+            {std::string(15, 'a'), "", 12345678901234567});
   check_key("plant_store_token", {sixteen, std::string(64, '0')},
             {std::string(15, 'a'), json::array()});
   auto problem = settings_schema::validate(json{{"toast_api_key", "short"}});
@@ -90,7 +92,7 @@ TEST_CASE("validate checks the secrets") {
 }
 
 TEST_CASE("validate checks the auth keys") {
-  check_key("auth_enabled", {true, false}, {"true", 1, nullptr});
+  check_key("auth_enabled", {true, false, nullptr}, {"true", 1});
   check_key("auth_username", {"admin", ""}, {5, false, json::array()});
   check_key("auth_password_hash", {"pbkdf2_sha256$1$00$00"}, {json::array(), 1});
   check_key("session_timeout", {1, 60, 86400, 31'536'000}, {0, 31'536'001, 3.5, "86400", -1});
@@ -304,9 +306,10 @@ TEST_CASE("validate checks the plugins key: switches and own settings per plugin
 }
 
 TEST_CASE("validate checks the metrics token and mdns") {
-  check_key("metrics_token", {std::string(16, 'a'), "abc-DEF_012.~+/xyz==", std::string(1024, 'z')},
+  check_key("metrics_token",
+            {std::string(16, 'a'), "abc-DEF_012.~+/xyz==", std::string(1024, 'z'), nullptr},
             {std::string(15, 'a'), "sixteen chars with spaces", "0123456789abcdef\n",
-             std::string(1025, 'z'), 12345678901234567, nullptr});
+             std::string(1025, 'z'), 12345678901234567});
   check_key("mdns", {true, false}, {"true", 1, nullptr});
 }
 
@@ -344,4 +347,70 @@ TEST_CASE("a key of a capability this build leaves out is kept without a check")
   CHECK(blamed("controller_port", 70000) == "controller_port");  // the daemon's own part stays
   mixerd::test::install_every_declaration();
   CHECK(blamed("master_volume", 500) == "master_volume");
+}
+
+// ---- Guarded keys: secrets and access rules ----------------------------------------------------
+
+TEST_CASE("every key holding a secret or an access rule is guarded, and only those") {
+  const auto keys = settings_schema::guarded_keys();
+  const std::set<std::string> guarded(keys.begin(), keys.end());
+  CHECK(guarded == std::set<std::string>{
+                       "metrics_token", "auth_enabled", "auth_username", "auth_password_hash",
+                       "session_timeout", "session_max_lifetime", "toast_api_key", "allowed_hosts",
+                       "plant_store_token", "stream", "smarthome", "mqtt", "plugins"});
+  // Every secret (a writeOnly value, at the top or inside an object) is among them.
+  const auto doc = settings_schema::document();
+  for (const auto& [key, schema] : doc["properties"].items()) {
+    CAPTURE(key);
+    bool secret = schema.value("writeOnly", false);
+    if (auto inner = schema.find("properties"); inner != schema.end())
+      for (const auto& [_, property] : inner->items())
+        secret = secret || property.value("writeOnly", false);
+    if (secret) CHECK(guarded.count(key) == 1);
+    CHECK(schema.value("x-kept-on-reload", false) == (guarded.count(key) == 1));
+  }
+}
+
+TEST_CASE("null clears a guarded key only: any other key stays checked") {
+  CHECK_FALSE(settings_schema::validate(json{{"mqtt", nullptr}, {"auth_password_hash", nullptr}}));
+  CHECK(blamed("master_volume", nullptr) == "master_volume");
+  CHECK(blamed("mdns", nullptr) == "mdns");
+  // A cleared session_timeout counts as absent (its default) for session_max_lifetime's check.
+  CHECK(blamed(json{{"session_timeout", nullptr}, {"session_max_lifetime", 3600}}) ==
+        "session_max_lifetime");
+  CHECK(blamed(json{{"session_timeout", nullptr}, {"session_max_lifetime", 86400}}).empty());
+}
+
+TEST_CASE("a file that leaves a guarded key out keeps its running value, null clears it") {
+  const json running = {{"toast_api_key", std::string(64, 'a')},
+                        {"auth_enabled", true},
+                        {"auth_password_hash", "pbkdf2_sha256$1$00$00"},
+                        {"metrics_token", std::string(20, 'm')},
+                        {"mqtt", {{"url", "mqtt://b"}, {"username", "u"}, {"password", "pw"}}},
+                        {"master_volume", 30}};
+  // An empty object: every guarded key of the running settings comes back, nothing else.
+  json fresh = json::object();
+  auto kept = settings_schema::keep_guarded(running, fresh);
+  CHECK(std::set<std::string>(kept.begin(), kept.end()) ==
+        std::set<std::string>{"toast_api_key", "auth_enabled", "auth_password_hash",
+                              "metrics_token", "mqtt"});
+  CHECK_FALSE(fresh.contains("master_volume"));
+  CHECK(fresh["mqtt"]["password"] == "pw");
+
+  // What the file says wins: a value (false turns the login off), or null (cleared).
+  fresh = {{"auth_enabled", false}, {"metrics_token", nullptr}, {"mqtt", json::object()}};
+  kept = settings_schema::keep_guarded(running, fresh);
+  CHECK(std::set<std::string>(kept.begin(), kept.end()) ==
+        std::set<std::string>{"toast_api_key", "auth_password_hash"});
+  CHECK(fresh["auth_enabled"] == false);
+  CHECK(fresh["mqtt"] == json::object());  // an object is taken whole: no password added
+  const auto cleared = settings_schema::take_cleared(fresh);
+  CHECK(cleared == std::vector<std::string>{"metrics_token"});
+  CHECK_FALSE(fresh.contains("metrics_token"));
+
+  // A key the running settings do not have stays absent; an unguarded null stays as it is.
+  json other = {{"x", nullptr}, {"mdns", nullptr}};
+  CHECK(settings_schema::keep_guarded(json::object(), other).empty());
+  CHECK(settings_schema::take_cleared(other).empty());
+  CHECK(other.size() == 2);
 }

@@ -241,3 +241,106 @@ TEST_CASE_FIXTURE(settings_fixture, "settings actor drops a watcher that exits")
   CHECK(next_reload(stays) == json{{"controller_port", 5000}});
   CHECK(state_of<settings_state>(settings).watchers.size() == 1);
 }
+
+// ---- Guarded keys (secrets and access rules) on reload and save --------------------------------
+
+namespace {
+
+const std::string api_key(64, 'a');
+const std::string token(64, 'b');
+const std::string hash =
+    "pbkdf2_sha256$300000$00112233445566778899aabbccddeeff$" + std::string(64, 'c');
+
+json running_settings() {
+  return {{"toast_api_key", api_key},
+          {"plant_store_token", token},
+          {"auth_enabled", true},
+          {"auth_username", "admin"},
+          {"auth_password_hash", hash},
+          {"metrics_token", std::string(20, 'm')},
+          {"stream", {{"url", "ws://127.0.0.1:4455"}, {"password", "obs-secret"}}},
+          {"master_volume", 20}};
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor reload of an empty file keeps everything") {
+  const json initial = running_settings();
+  auto settings = start(initial);
+  for (const std::string text : {"", " \n\t\r\n"}) {
+    CAPTURE(text);
+    write_file(paths.settings, text);
+    CHECK_FALSE(reload(settings));
+    CHECK(get(settings) == initial);
+    // A save meanwhile does not write over it either.
+    put(settings, "master_volume", 21);
+    CHECK_FALSE(flush(settings));
+    CHECK(read_file(paths.settings) == text);
+    put(settings, "master_volume", 20);
+  }
+}
+
+TEST_CASE_FIXTURE(settings_fixture,
+                  "settings actor reload keeps the guarded keys a file leaves out and writes them "
+                  "back") {
+  auto settings = start(running_settings());
+  caf::scoped_actor watcher{sys};
+  self->send(settings, watch_atom_v, caf::actor{watcher});
+
+  write_file(paths.settings, R"({"master_volume": 70})");
+  CHECK(reload(settings));
+  json seen = next_reload(watcher);
+  CHECK(seen["master_volume"] == 70);  // an ordinary key: the file's
+  const json running = running_settings();
+  for (const auto& [key, value] : running.items()) {
+    if (key == "master_volume") continue;
+    CAPTURE(key);
+    CHECK(seen[key] == value);
+    CHECK(on_disk()[key] == value);  // written back at once, not only at the next change
+  }
+  CHECK(file_mode(paths.settings) == 0600);
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor reload applies what the file says explicitly") {
+  auto settings = start(running_settings());
+  caf::scoped_actor watcher{sys};
+  self->send(settings, watch_atom_v, caf::actor{watcher});
+  json edited = running_settings();
+  edited["auth_enabled"] = false;                      // a value: taken
+  edited["metrics_token"] = nullptr;                   // null: cleared
+  edited["toast_api_key"] = nullptr;                   // null: a new key is made
+  edited["stream"] = {{"url", "ws://10.0.0.2:4455"}};  // an object is taken whole
+  write_file(paths.settings, edited.dump(2));
+  CHECK(reload(settings));
+  json seen = next_reload(watcher);
+  CHECK(seen["auth_enabled"] == false);
+  CHECK_FALSE(seen.contains("metrics_token"));
+  CHECK(seen["stream"] == json{{"url", "ws://10.0.0.2:4455"}});
+  REQUIRE(seen["toast_api_key"].is_string());
+  const auto fresh_key = seen["toast_api_key"].get<std::string>();
+  CHECK(fresh_key.size() == 64);
+  CHECK(fresh_key != api_key);
+  CHECK(seen["auth_password_hash"] == hash);
+  // The new key is on disk; the cleared token stays cleared (null) there.
+  const json disk = on_disk();
+  CHECK(disk["toast_api_key"] == fresh_key);
+  CHECK(disk["metrics_token"].is_null());
+  CHECK(get(settings) == seen);
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "settings actor save writes back a guarded key the file lost") {
+  // The file lost keys while the daemon ran (no SIGHUP yet): the next save keeps the running
+  // secrets instead of dropping them.
+  auto settings = start(running_settings());
+  write_file(paths.settings, R"({"custom": 1, "metrics_token": null})");
+  put(settings, "master_volume", 33);
+  CHECK(flush(settings));
+  const json disk = on_disk();
+  CHECK(disk["custom"] == 1);
+  CHECK(disk["master_volume"] == 33);
+  CHECK(disk["toast_api_key"] == api_key);
+  CHECK(disk["auth_password_hash"] == hash);
+  CHECK(disk["auth_enabled"] == true);
+  CHECK(disk["stream"]["password"] == "obs-secret");
+  CHECK(disk["metrics_token"].is_null());  // the user's clear waits for the reload
+}

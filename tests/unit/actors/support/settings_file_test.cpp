@@ -52,15 +52,30 @@ TEST_CASE("load of a missing file gives an empty object") {
   CHECK(result.settings == nlohmann::json::object());
 }
 
-TEST_CASE("load of an empty or blank file gives an empty object") {
+TEST_CASE("load of an empty or blank file is broken, naming the file") {
+  // Taken as "no settings" it turned the login off and dropped every secret at the next save.
   temp_dir dir;
   for (const std::string text : {"", "  \n\t\r\n"}) {
     CAPTURE(text);
-    write_file(dir.file("settings.json"), text);
-    auto result = settings_file::load(dir.file("settings.json"));
-    CHECK(result.ok());
-    CHECK(result.settings == nlohmann::json::object());
+    const std::string error = load_error(dir, text);
+    CHECK(contains(error, dir.file("settings.json") + ": is empty"));
   }
+}
+
+TEST_CASE("update refuses an empty file with exit code 2 and leaves it untouched") {
+  temp_dir dir;
+  settings_file::paths paths{dir.path(), dir.file("settings.json")};
+  write_file(paths.settings, "\n");
+  bool asked = false;
+  auto result = settings_file::update(paths, [&](nlohmann::json& s) {
+    asked = true;
+    return settings_file::ensure_secrets(s);
+  });
+  CHECK(result.exit_code == 2);
+  CHECK(contains(result.error, "is empty"));
+  CHECK(contains(result.error, "left untouched"));
+  CHECK_FALSE(asked);
+  CHECK(read_file(paths.settings) == "\n");
 }
 
 TEST_CASE("load of broken JSON names the path and the line and column") {
@@ -214,6 +229,12 @@ TEST_CASE("ensure_secrets adds both keys only when missing") {
   CHECK(partial["toast_api_key"] == "0123456789abcdef0123");
   CHECK(partial["plant_store_token"].get<std::string>().size() == 64);
   CHECK(partial["other"] == 1);
+
+  // null clears a secret: a new one is made, as on a first start.
+  nlohmann::json cleared = {{"toast_api_key", nullptr}, {"plant_store_token", "0123456789abcdef"}};
+  CHECK(settings_file::ensure_secrets(cleared));
+  CHECK(cleared["toast_api_key"].get<std::string>().size() == 64);
+  CHECK(cleared["plant_store_token"] == "0123456789abcdef");
 }
 
 TEST_CASE("ensure_data_dir creates nested folders and refuses a file") {
