@@ -230,17 +230,20 @@ settings_schema::part macros_settings() {
            {"page_names", {{"type", "object"}}},
            {"pages", {{"type", "object"}}}}}},
         check_macros},
-       {http_targets::allow_key,
-        {{"type", "array"},
-         {"items", {{"type", "string"}, {"maxLength", http_targets::max_allow_entry_bytes}}},
-         {"maxItems", http_targets::max_allow_entries},
-         {"default", nlohmann::json::array()},
-         {"description",
-          "Where on this machine http macros may go: host names (\"localhost:8123\"), addresses "
-          "(\"127.0.0.1\", \"[::1]:8080\") or networks (\"169.254.0.0/16\"), each with an "
-          "optional port. Loopback, this machine's own addresses and link-local addresses are "
-          "refused unless listed here; mixerd's own listeners always are"}},
-        check_http_allow}}};
+       // An access rule: a reload of a file that leaves it out keeps it (settings_schema.hpp).
+       settings_schema::guarded(
+           {http_targets::allow_key,
+            {{"type", "array"},
+             {"items", {{"type", "string"}, {"maxLength", http_targets::max_allow_entry_bytes}}},
+             {"maxItems", http_targets::max_allow_entries},
+             {"default", nlohmann::json::array()},
+             {"description",
+              "Where on this machine http macros may go: host names (\"localhost:8123\"), "
+              "addresses "
+              "(\"127.0.0.1\", \"[::1]:8080\") or networks (\"169.254.0.0/16\"), each with an "
+              "optional port. Loopback, this machine's own addresses and link-local addresses are "
+              "refused unless listed here; mixerd's own listeners always are"}},
+            check_http_allow})}};
 }
 
 }  // namespace mixerd

@@ -66,12 +66,14 @@ struct plugin_switch_result {
 // the macro is not run); false when none did, none answered in time or none runs.
 struct plugin_macro_ask {
   nlohmann::json macro;  // the Macro object as stored
+  int depth = 0;  // the asking command's depth (the run's + 1): what the plugin asks meanwhile
 };
 
 // -> plugin_macro_outcome. Runs a `plugin` macro (or sequence step) through the handler the
 // plugin that registered fields["plugin_type"] gave register_macro_type.
 struct plugin_macro_run {
   nlohmann::json macro;
+  int depth = 0;  // as in plugin_macro_ask
 };
 struct plugin_macro_outcome {
   bool ok = false;

@@ -158,9 +158,21 @@ void dispatch(self_ptr self) {
   while (st.waiting.size() > 0) {
     if (st.idle_checkers.empty()) {
       if (st.checkers >= st.pool_size) return;
-      ++st.checkers;
-      st.idle_checkers.push_back(
-          self->spawn<caf::detached>(password_checker, caf::actor_cast<caf::actor>(self)));
+      // A thread the system cannot give refuses the waiting logins (busy), never ends the
+      // auth actor (which would refuse every login until a restart).
+      try {
+        st.idle_checkers.push_back(
+            self->spawn<caf::detached>(password_checker, caf::actor_cast<caf::actor>(self)));
+        ++st.checkers;
+      } catch (const std::exception& e) {
+        log::error(component, "cannot start a password checker: ", e.what());
+        if (st.checkers > 0) return;  // the running ones take the waiting logins
+        while (st.waiting.size() > 0) {
+          auto next = st.waiting.pop();
+          refuse_busy(self, *next, "no password checker could be started");
+        }
+        return;
+      }
     }
     auto checker = std::move(st.idle_checkers.back());
     st.idle_checkers.pop_back();

@@ -417,10 +417,13 @@ plugins_impl::behavior_type plugins_behavior(plugins_impl::stateful_pointer<plug
         st.asks.emplace(id, macro_ask{rp, static_cast<int>(askers.size())});
         self->delayed_send(self, plugins::macro_execute_wait,
                            plugin_timer{timer::macro_ask, "", 0, id});
-        for (auto* p : askers)
+        for (auto* p : askers) {
+          p->woken_depth = ask.depth;
+          p->woken_until = clock::now() + plugins::macro_execute_wait;
           enqueue(self, *p,
                   {hook_item::kind::hook, "on_macro_execute", nlohmann::json::array({ask.macro}),
                    id, 0});
+        }
         return rp;
       },
       [self](const plugin_macro_run& run) -> caf::result<plugin_macro_outcome> {
@@ -437,6 +440,8 @@ plugins_impl::behavior_type plugins_behavior(plugins_impl::stateful_pointer<plug
         const auto id = ++st.next_run;
         auto rp = self->make_response_promise<plugin_macro_outcome>();
         st.runs.emplace(id, rp);
+        p->second.woken_depth = run.depth;
+        p->second.woken_until = clock::now() + plugins::hook_timeout;
         enqueue(
             self, p->second,
             {hook_item::kind::hook, "macro_type", nlohmann::json::array({name, run.macro}), 0, id});

@@ -85,6 +85,10 @@ struct plugin_entry {
   std::string pending_error;      // why its process is going (kill, fatal): last_error once gone
   bool stop_requested = false;    // disabled (or daemon stop): its end is not a crash
   bool start_after_stop = false;  // enabled again while it was still stopping
+  // Woken by a macro run (on_macro_execute, a macro type's handler): until `woken_until` its
+  // calls count as asked by that run, at `woken_depth` (the run's depth + 1).
+  int woken_depth = 0;
+  clock::time_point woken_until{};
 };
 
 struct macro_ask {

@@ -116,6 +116,7 @@ answer run_for(self_ptr self, const plugin_entry& p, std::string_view command, c
   origin.grants = {commands::permission::control, commands::permission::local,
                    commands::permission::trusted, commands::permission::toast_api_key};
   origin.who = "plugin " + p.info.id;
+  if (clock::now() < p.woken_until) origin.depth = p.woken_depth;
   commands->run(self, std::move(origin), command, input,
                 [self, reply, answer = std::move(answer)](command_result r) {
                   if (r.status == 400) return reply.fail(self, value_error(r.error));

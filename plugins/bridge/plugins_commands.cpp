@@ -24,7 +24,8 @@ void switch_plugin(const command_call_ptr& call) {
 // returning within the hook time limit; this limit only covers a stuck bridge.
 void run_macro(const command_call_ptr& call) {
   call->ask(
-      call->dir().get<plugins_actor>(), plugin_macro_run{call->args().at("macro")},
+      call->dir().get<plugins_actor>(),
+      plugin_macro_run{call->args().at("macro"), call->origin().depth},
       [](const command_call_ptr& c, const plugin_macro_outcome& out) {
         if (!out.ok) return c->fail(502, out.error);
         c->ok({{"success", true}});
@@ -36,7 +37,8 @@ void run_macro(const command_call_ptr& call) {
 // plugins::macro_execute_wait.
 void intercept(const command_call_ptr& call) {
   call->ask(
-      call->dir().get<plugins_actor>(), plugin_macro_ask{call->args().at("macro")},
+      call->dir().get<plugins_actor>(),
+      plugin_macro_ask{call->args().at("macro"), call->origin().depth},
       [](const command_call_ptr& c, bool handled) {
         c->ok({{"handled", handled}});
       },

@@ -78,3 +78,42 @@ def test_loops_without_the_depth_are_held_to_the_run_budgets(daemon_factory, dat
     finally:
         relay.__exit__(None, None, None)
     stop_cleanly(daemon)
+
+
+# A plugin whose on_macro_execute triggers the other slot of its pair: a loop through a plugin.
+PING_PONG = r'''
+import threading
+
+from mixerd import Plugin
+
+
+class Recorder(Plugin):  # the main_class the test manifest names
+    def on_macro_execute(self, macro):
+        name = macro.get("name", "")
+        if name.startswith("Loop "):
+            other = 1 - int(name[5:])
+            # Once this run has ended (a slot still running is 409), within the second in which
+            # the plugin counts as woken by it.
+            threading.Timer(0.2, lambda: self.trigger_macro(other, 0)).start()
+        return False
+'''
+
+
+def test_a_loop_through_a_plugin_ends_after_four(daemon_factory, data_dir):
+    from plugin_support import install, wait_state  # tests/integration, on the path
+    plugin = install(data_dir, "test.loops.pingpong", source=PING_PONG, control=False)
+    delay = {"type": "delay", "ms": 10}
+    daemon = start_with_macros(daemon_factory, data_dir, {
+        0: {"type": "sequence", "name": "Loop 0", "icon": "", "steps": [delay]},
+        1: {"type": "sequence", "name": "Loop 1", "icon": "", "steps": [delay]},
+    }, allow=())
+    wait_state(daemon, plugin.id, "running")
+    assert trigger(daemon, 0)[0] == 200
+    time.sleep(3)
+    total = runs(daemon, 1)
+    refusals = [line for line in daemon.log if "chain of more than 4" in line]
+    figures("a loop through a plugin's on_macro_execute", runs_in_3_s=total,
+            refusals_logged=len(refusals))
+    assert total <= 5
+    assert len(refusals) == 1
+    stop_cleanly(daemon)

@@ -320,6 +320,22 @@ int run_daemon(const cli::options& opts) {
       wait_reload();
     });
   };
+  // A capability's actor that ends while the daemon runs (a handler threw) would leave its routes
+  // answering 503 for good: the daemon stops with status 70 instead, and its service manager
+  // starts it again whole (protocol/README.md, "Outgoing HTTP").
+  bool stopping = false;
+  auto watcher =
+      watch_capabilities(sys, actors, [&io, &stopping, &exit_code, &service](std::string reason) {
+        boost::asio::post(io, [&io, &stopping, &exit_code, &service, reason] {
+          if (stopping) return;
+          stopping = true;
+          log::error(component, "a capability's actor ended (", reason,
+                     "); mixerd stops with status 70 so that it is started again");
+          exit_code = 70;
+          service.stopping();
+          io.stop();
+        });
+      });
   if (exit_code == 0) {
     wait_reload();
     stop_signals.async_wait([&](const boost::system::error_code& ec, int signo) {
@@ -333,6 +349,8 @@ int run_daemon(const cli::options& opts) {
     start_after_ready(capability_table(), actors);
     io.run();
   }
+  stopping = true;
+  caf::anon_send_exit(watcher, caf::exit_reason::user_shutdown);
   wedge.release();
   for (auto& l : listeners)
     l->stop();

@@ -70,6 +70,27 @@ void start_after_ready(const capability_list& rows, const running_system& runnin
     if (row->after_ready) row->after_ready(running.dir);
 }
 
+namespace {
+
+caf::behavior capability_watcher(caf::event_based_actor* self, std::vector<caf::actor> watched,
+                                 const std::function<void(std::string)>& ended) {
+  for (const auto& a : watched)
+    self->monitor(a);
+  self->set_down_handler([ended](caf::down_msg& down) { ended(caf::to_string(down.reason)); });
+  return {[](caf::ok_atom) {}};
+}
+
+}  // namespace
+
+caf::actor watch_capabilities(caf::actor_system& sys, const running_system& running,
+                              std::function<void(std::string reason)> ended) {
+  std::vector<caf::actor> watched;
+  for (const auto& phase : running.phases)
+    for (const auto& a : phase)
+      if (a) watched.push_back(a);
+  return sys.spawn(capability_watcher, std::move(watched), std::move(ended));
+}
+
 void shutdown_actors(caf::actor_system& sys, const running_system& running,
                      const std::vector<caf::actor>& extra) {
   caf::scoped_actor self{sys};

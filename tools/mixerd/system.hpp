@@ -63,6 +63,12 @@ struct running_system {
 void spawn_actors(caf::actor_system& sys, const capability_list& rows, const actor_options& options,
                   running_system& out);
 
+// Watches every capability's actor: when one ends (CAF 0.17 ends an actor whose handler threw),
+// `ended` is called with the reason, on the watcher's thread. Stop the watcher (send_exit)
+// before shutdown_actors, whose ends are no news.
+caf::actor watch_capabilities(caf::actor_system& sys, const running_system& running,
+                              std::function<void(std::string reason)> ended);
+
 // Stops `extra` (the gateways' own actors) with the first phase, then phase by phase; before the
 // last phase (settings, hub), pending settings are saved. Blocks until all have terminated.
 // Once every listener answers: each row's after_ready (the connections to outside services and
