@@ -2,7 +2,8 @@
 # The fault and load tests of tests/faults against the real mixerd: 1,000 Socket.IO
 # clients while the sliders move, pty hang-ups and replugs, kill -9 during writes (settings,
 # plants, profiles), malformed HTTP and garbage device lines, Engine.IO handshake floods, login
-# floods, the open-files limit, Transfer-Encoding, Host names and control bytes in free text. Installs what is missing, builds
+# floods, the open-files limit, Transfer-Encoding, Host names and control bytes in free text, a
+# stalled Socket.IO client during macro edits, profile floods. Installs what is missing, builds
 # the Release binary and runs the full scale (about 15-20 min on 2 cores); CI runs the short
 # scale after the integration tests. Loopback and a pty only; every test stops by itself.
 #
