@@ -6,6 +6,14 @@
 //   static constexpr bool for_clients = true;                        // Socket.IO clients see it
 //   nlohmann::json to_json() const;                                  // its payload
 //
+// and optionally
+//
+//   std::string_view replaced_by() const;  // a smaller event that carries this change (below)
+//
+// A change that a large event describes whole (macros_change: the Macro page set) may also be
+// published as a smaller event of what changed (macro_change: one slot). replaced_by() names
+// that smaller event's wire name (a static string; empty: none): a Socket.IO client that said
+// at connect that it reads it (docs/api.md section 3) is not sent the large one.
 // and the capability lists them in its row (kinds_of<...>()), from which the daemon assembles
 // what the Socket.IO broadcaster subscribes to. The broadcaster, the plugin bridge and MQTT
 // handle every event through those members, with no per-event code. An event struct is named
@@ -30,6 +38,7 @@ struct event_kind {
   bool for_clients = false;
   std::size_t index = 0;  // its bit in an event_kind_set, given on first use
   nlohmann::json (*payload)(const void* event) = nullptr;
+  std::string_view (*replaced_by)(const void* event) = nullptr;  // null: never replaced
 };
 
 // The most event types one daemon has; a further one stops the process at its first use.
@@ -48,12 +57,26 @@ template <class T>
 struct is_event<T, std::void_t<decltype(T::wire_name), decltype(T::for_clients),
                                decltype(std::declval<const T&>().to_json())>> : std::true_type {};
 
+template <class T, class = void>
+struct has_replaced_by : std::false_type {};
+template <class T>
+struct has_replaced_by<T, std::void_t<decltype(std::declval<const T&>().replaced_by())>>
+    : std::true_type {};
+
 template <class T>
 const event_kind& kind_of() {
   static_assert(is_event<T>::value, "an event type has wire_name, for_clients and to_json()");
-  static const event_kind kind{T::wire_name, T::for_clients,
-                               detail::next_event_kind_index(T::wire_name),
-                               [](const void* e) { return static_cast<const T*>(e)->to_json(); }};
+  static const event_kind kind{
+      T::wire_name, T::for_clients, detail::next_event_kind_index(T::wire_name),
+      [](const void* e) { return static_cast<const T*>(e)->to_json(); },
+      [] {
+        std::string_view (*replaced)(const void*) = nullptr;
+        if constexpr (has_replaced_by<T>::value)
+          replaced = [](const void* e) {
+            return std::string_view(static_cast<const T*>(e)->replaced_by());
+          };
+        return replaced;
+      }()};
   return kind;
 }
 
@@ -83,6 +106,10 @@ class event {
   std::string_view wire_name() const noexcept { return kind_->wire_name; }
   bool for_clients() const noexcept { return kind_->for_clients; }
   nlohmann::json payload() const { return kind_->payload(value_.get()); }
+  // The wire name of the smaller event that carries this change too, or empty (see the top).
+  std::string_view replaced_by() const {
+    return kind_->replaced_by ? kind_->replaced_by(value_.get()) : std::string_view();
+  }
 
  private:
   const event_kind* kind_ = nullptr;

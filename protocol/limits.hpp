@@ -56,6 +56,15 @@ inline constexpr std::size_t hub_max_subscribers = 4096;
 inline constexpr std::size_t socketio_max_sessions = 2000;
 inline constexpr std::size_t socketio_max_sessions_per_address = 32;
 
+// Bytes waiting for one client before it is dropped as not reading: a polling session's queue,
+// a websocket's frames not yet taken by the kernel, live events held behind a state answer. The
+// frame count bound (socketio max_queued_packets) alone let a stalled client hold 1000 copies of
+// the largest event (the whole macro set after each edit, then 2.3 MB: 2.3 GB); the largest event
+// is now about 1 MiB (macros::max_set_bytes), so a client that keeps up never nears this. Queued
+// frames are shared by every client that waits for them; what one client holds alone (its
+// websocket's staged copy and the write on its way) counts here too.
+inline constexpr std::size_t client_queue_max_bytes = 4 * 1024 * 1024;
+
 // Settings persistence: changes are coalesced and written at most this often.
 inline constexpr auto settings_flush_delay = std::chrono::milliseconds(250);
 

@@ -334,6 +334,12 @@ std::optional<macro> parse_macro(const nlohmann::json& j, origin from, std::stri
   if (!m) {
     error = detail::sentence(f);
     if (forbidden) *forbidden = f.forbidden;
+    return m;
+  }
+  if (auto bytes = macro_bytes(*m); bytes > max_macro_bytes) {
+    error = "macro must be at most " + std::to_string(max_macro_bytes) + " bytes as JSON (it is " +
+            std::to_string(bytes) + ")";
+    return std::nullopt;
   }
   return m;
 }

@@ -25,6 +25,14 @@ nlohmann::json macros_change::to_json() const {
   return set;
 }
 
+nlohmann::json macro_change::to_json() const {
+  return {{"page", page}, {"index", index}, {"macro", macro}};
+}
+
+nlohmann::json macro_page_name_change::to_json() const {
+  return {{"page", page}, {"name", name}};
+}
+
 namespace {
 
 using macros::detail::failure;
@@ -43,6 +51,11 @@ std::optional<int> page_key(const std::string& key) {
   if (key.size() == 1 && key[0] >= '0' && key[0] < '0' + limits::macro_page_count)
     return key[0] - '0';
   return std::nullopt;
+}
+
+std::string too_large_text(std::size_t bytes) {
+  return "must be at most " + std::to_string(macros::max_macro_bytes) + " bytes as JSON (it is " +
+         std::to_string(bytes) + ")";
 }
 
 // Reads {"current_page"?, "page_names"?, "pages"?} over the default set. An absent key keeps the
@@ -102,15 +115,24 @@ bool read_set(const json& j, macros::origin from, bool with_current, macro_pages
       for (std::size_t i = 0; i < value.size(); ++i) {
         failure inner;
         auto m = read_macro(value[i], from, inner);
+        const std::string slot = field + "[" + std::to_string(i) + "]";
         if (!m) {
-          const std::string slot = field + "[" + std::to_string(i) + "]";
           inner.field = inner.field.empty() ? slot : slot + "." + inner.field;
           f = std::move(inner);
+          return false;
+        }
+        if (auto bytes = macros::macro_bytes(*m); bytes > macros::max_macro_bytes) {
+          f = {slot, too_large_text(bytes)};
           return false;
         }
         set.pages[*page][i] = std::move(*m);
       }
     }
+  }
+  if (auto bytes = macros::set_bytes(set.pages); bytes > macros::max_set_bytes) {
+    f = {"pages", "hold " + std::to_string(bytes) + " bytes of macros as JSON; at most " +
+                      std::to_string(macros::max_set_bytes) + " fit"};
+    return false;
   }
   return true;
 }
@@ -170,6 +192,19 @@ std::optional<macro_replace> parse_profile_macros(const nlohmann::json& j, std::
     return std::nullopt;
   }
   return macro_replace{set.page_names, set.pages};
+}
+
+std::size_t macro_bytes(const macro& m) {
+  // Validated text is UTF-8; `replace` only keeps a size from ever throwing.
+  return m.fields.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
+}
+
+std::size_t set_bytes(const std::array<macro_page, limits::macro_page_count>& pages) {
+  std::size_t sum = 0;
+  for (const auto& page : pages)
+    for (const auto& m : page)
+      sum += macro_bytes(m);
+  return sum;
 }
 
 nlohmann::json to_json(const macro_pages& set) {

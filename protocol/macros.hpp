@@ -47,11 +47,33 @@ struct macro_page_change {
   int page = 0;  // 0-3
   nlohmann::json to_json() const;
 };
-// The whole Macro page set after an edit or a profile load (encoded by the macro actor).
+// The whole Macro page set after any change: an edit, a rename, a profile load, a reload
+// (encoded by the macro actor). An edit or a rename also publishes the smaller event below that
+// carries only it, and names it here: clients that read that one are not sent this
+// (protocol/events.hpp, replaced_by).
 struct macros_change {
   static constexpr std::string_view wire_name = "macros_change";
   static constexpr bool for_clients = true;
   nlohmann::json set;
+  std::string_view replaced_by_event{};  // a wire name below, or empty (a load, a reload)
+  nlohmann::json to_json() const;
+  std::string_view replaced_by() const { return replaced_by_event; }
+};
+// One slot after an edit (PUT or DELETE): {"page", "index", "macro"}.
+struct macro_change {
+  static constexpr std::string_view wire_name = "macro_change";
+  static constexpr bool for_clients = true;
+  int page = 0;   // 0-3
+  int index = 0;  // 0-8
+  nlohmann::json macro;
+  nlohmann::json to_json() const;
+};
+// A page's new name: {"page", "name"}.
+struct macro_page_name_change {
+  static constexpr std::string_view wire_name = "macro_page_name_change";
+  static constexpr bool for_clients = true;
+  int page = 0;  // 0-3
+  std::string name;
   nlohmann::json to_json() const;
 };
 
@@ -92,8 +114,7 @@ struct macro_trigger_outcome {
   std::string name;
   int retry_after = 0;  // too_often: whole seconds until the budget has room
 };
-// -> macro (the slot as stored). A validated macro into a slot; an empty one (type none) empties
-// it.
+// -> macro_edit_outcome. A validated macro into a slot; an empty one (type none) empties it.
 struct macro_edit {
   int page = 0;
   int index = 0;
@@ -101,6 +122,14 @@ struct macro_edit {
   // From the HTTP API: a command macro in the slot is not written over (only settings.json may
   // hold one); the reply is then that command macro, unchanged. Deleting (kind none) always works.
   bool keep_command = false;
+};
+struct macro_edit_outcome {
+  // kept_command: see macro_edit; set_too_large: the page set's macros would take more than
+  // macros::max_set_bytes (the slot is unchanged).
+  enum class result { stored, kept_command, set_too_large };
+  result what = result::stored;
+  macro stored;               // the slot as it is now
+  std::size_t set_bytes = 0;  // set_too_large: what the set's macros would have taken
 };
 // -> std::string (the name as stored). Renames page `page`.
 struct macro_page_rename {
@@ -139,7 +168,7 @@ inline event_kind_set macros_subscriptions() {
 }
 
 using macros_actor = caf::typed_actor<caf::replies_to<macro_trigger>::with<macro_trigger_outcome>,
-                                      caf::replies_to<macro_edit>::with<macro>,
+                                      caf::replies_to<macro_edit>::with<macro_edit_outcome>,
                                       caf::replies_to<macro_page_rename>::with<std::string>,
                                       caf::replies_to<macro_replace>::with<bool>,
                                       caf::reacts_to<event>, caf::reacts_to<settings_reloaded>>;
@@ -153,6 +182,12 @@ enum class origin { settings, api };
 // Bounds of a macro (protocol/README.md, "Macros").
 inline constexpr std::size_t max_name_bytes = 64;
 inline constexpr std::size_t max_icon_bytes = 64;
+// A macro as stored, in compact JSON (macro_bytes), and the 36 macros of a page set together
+// (set_bytes). Each edit sent the whole set to every client: 36 macros near the 64 KiB body
+// limit made 2.3 MB a message. One http step with its largest body (16 KiB) fits a macro twice;
+// the set allows 32 such macros.
+inline constexpr std::size_t max_macro_bytes = 32 * 1024;
+inline constexpr std::size_t max_set_bytes = 1024 * 1024;
 inline constexpr std::size_t max_page_name_chars = 32;
 inline constexpr std::size_t max_sequence_steps = 32;
 inline constexpr int max_delay_ms = 60000;
@@ -197,6 +232,10 @@ bool validate_settings(const nlohmann::json& macros, std::string& key, std::stri
 // Command macros are allowed (profiles are files on the machine, like settings.json).
 std::optional<macro_replace> parse_profile_macros(const nlohmann::json& j, std::string& error);
 
+// The size of a macro in compact JSON, and of all the macros of pages (their sum).
+std::size_t macro_bytes(const macro& m);
+std::size_t set_bytes(const std::array<macro_page, limits::macro_page_count>& pages);
+
 // JSON layouts.
 nlohmann::json to_json(const macro_pages& set);                 // the Macro page set
 nlohmann::json pages_to_json(const macro_pages& set);           // GET /api/macros/pages
@@ -218,6 +257,7 @@ settings_schema::part macros_settings();
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_trigger)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_trigger_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_edit)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_edit_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_page_rename)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_replace)
@@ -231,4 +271,5 @@ CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro))
 CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_page_rename))
 CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_replace))
 CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_step_done))
+CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_edit_outcome))
 CAF_END_TYPE_ID_BLOCK(mixerd_macros)

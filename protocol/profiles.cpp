@@ -214,6 +214,11 @@ int status_of(profile_outcome::result what) {
       return 409;
     case result::invalid:
       return 400;
+    case result::too_many:
+    case result::too_large:
+      return 507;
+    case result::too_fast:
+      return 429;
     case result::failed:
       break;
   }

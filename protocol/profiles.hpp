@@ -6,6 +6,7 @@
 #include <caf/replies_to.hpp>
 #include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
+#include <chrono>
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -72,11 +73,25 @@ struct profile_get {
   std::string name;
 };
 struct profile_outcome {
-  // broken: the profile's file cannot be read or parsed (it is left untouched).
-  enum class result { ok, not_found, exists, is_current, invalid, failed, broken };
+  // broken: the profile's file cannot be read or parsed (it is left untouched). too_many: a
+  // create past max_profiles; too_large: a profile past max_profile_bytes; too_fast: the write
+  // budget is spent (retry_after).
+  enum class result {
+    ok,
+    not_found,
+    exists,
+    is_current,
+    invalid,
+    failed,
+    broken,
+    too_many,
+    too_large,
+    too_fast
+  };
   result what = result::ok;
   std::string error;    // a sentence for the client when not ok
   nlohmann::json body;  // ok: what the route answers with (its shape depends on the request)
+  int retry_after = 0;  // too_fast: whole seconds until the write would fit
 };
 
 // What the profile actor publishes after every change (GET /api/profiles, /api/profiles/current,
@@ -102,6 +117,19 @@ inline constexpr std::size_t max_label_bytes = 64;  // as a slider label set thr
 inline constexpr std::size_t max_file_bytes = 4 * 1024 * 1024;
 inline constexpr int max_json_depth = 16;  // nlohmann's dump recurses: bounded before parsing
 inline constexpr std::size_t max_timestamp_bytes = 32;
+// What the daemon writes (docs/api.md, "Audio profiles"). Each profile copies the macro set (up
+// to macros::max_set_bytes), so without bounds 30 creates wrote 66 MB in a second. A create past
+// max_profiles, or a profile whose file would pass max_profile_bytes, is refused (507); so is a
+// write that would pass the write budget (429): write_budget_bytes a write_budget_window, each
+// write counted as its file's size, at least write_min_cost (so at most 256 small writes a
+// minute). Saves of one profile that come within save_coalesce_delay of its last write are
+// written once, together, that long after it.
+inline constexpr std::size_t max_profiles = 100;
+inline constexpr std::size_t max_profile_bytes = 2 * 1024 * 1024;
+inline constexpr std::size_t write_budget_bytes = 16 * 1024 * 1024;
+inline constexpr auto write_budget_window = std::chrono::seconds(60);
+inline constexpr std::size_t write_min_cost = 64 * 1024;
+inline constexpr auto save_coalesce_delay = std::chrono::milliseconds(250);
 // "Default": made from the initial state on first start.
 inline constexpr std::string_view default_name = "Default";
 // The settings key of the current profile's name.
@@ -113,7 +141,8 @@ inline constexpr std::string_view current_key = "current_profile";
 std::string name_problem(std::string_view name, std::string_view field = "name");
 
 // The HTTP status of an outcome (docs/api.md, "Audio profiles"): 404 not found, 409 exists, is
-// the current one or is broken on disk, 400 invalid, 500 failed.
+// the current one or is broken on disk, 400 invalid, 500 failed, 507 too many or too large, 429
+// too fast.
 int status_of(profile_outcome::result what);
 
 // The file name of a profile: every byte outside A-Z a-z 0-9 - _ written %XX (upper-case hex),

@@ -5,9 +5,10 @@
 # floods, the open-files limit, Transfer-Encoding, Host names and control bytes in free text,
 # what a plugin leaves running and plugin files linked out of their folder, empty or partial
 # settings.json on SIGHUP (secrets kept), Home Assistant birth floods on MQTT, http macros against
-# endless answers, silent servers and targets on this machine, and macro loops. Installs what is
-# missing, builds the Release binary and runs the full scale (about 15-20 min on 2 cores); CI runs
-# the short scale after the integration tests. Loopback and a pty only; every test stops by itself.
+# endless answers, silent servers and targets on this machine, macro loops, a stalled Socket.IO
+# client during macro edits, profile floods. Installs what is missing, builds the Release binary
+# and runs the full scale (about 15-20 min on 2 cores); CI runs the short scale after the
+# integration tests. Loopback and a pty only; every test stops by itself.
 #
 #   tools/run-faults.sh [pytest args...]        e.g. -k replug
 #   MIXERD_FAULT_SCALE=short tools/run-faults.sh

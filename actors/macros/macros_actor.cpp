@@ -1,6 +1,7 @@
 #include "actors/macros/macros_actor.hpp"
 
 #include <caf/all.hpp>
+#include <optional>
 #include <utility>
 
 #include "actors/macros/macro_executors.hpp"
@@ -57,10 +58,17 @@ void push_page(self_ptr self) {
   }
 }
 
-// After an edit, a rename or a replacement: clients get the whole set, readers the new view.
-void set_changed(self_ptr self, bool visible_page_changed) {
+// After an edit, a rename or a replacement: subscribers get the whole set, readers the new
+// view. `part` is the smaller event of an edit or a rename (published first): Socket.IO clients
+// that read it are not sent the whole set, which is up to max_set_bytes (protocol/events.hpp).
+void set_changed(self_ptr self, bool visible_page_changed, std::optional<event> part = {}) {
   persist(self);
-  publish(self, macros_change{macros::to_json(self->state.set)});
+  std::string_view replaced_by;
+  if (part) {
+    replaced_by = part->wire_name();
+    publish(self, std::move(*part));
+  }
+  publish(self, macros_change{macros::to_json(self->state.set), replaced_by});
   publish_view(self);
   if (visible_page_changed) push_page(self);
 }
@@ -235,19 +243,28 @@ void on_device_input(self_ptr self, const protocol::device_event& input) {
 
 // ---- Edits -----------------------------------------------------------------------------------
 
-macro edit(self_ptr self, const macro_edit& req) {
-  if (!in_range(req.page, req.index)) return macro{};
-  auto& current = self->state.set.pages[req.page][req.index];
-  if (req.keep_command && current.type() == "command" && !req.value.empty()) return current;
+macro_edit_outcome edit(self_ptr self, const macro_edit& req) {
+  using result = macro_edit_outcome::result;
+  if (!in_range(req.page, req.index)) return {result::stored, macro{}, 0};
+  auto& set = self->state.set;
+  auto& current = set.pages[req.page][req.index];
+  if (req.keep_command && current.type() == "command" && !req.value.empty())
+    return {result::kept_command, current, 0};
+  // The set is checked here, where edits come one at a time: two routes that each checked a
+  // published view could together pass the bound.
+  const auto bytes =
+      macros::set_bytes(set.pages) - macros::macro_bytes(current) + macros::macro_bytes(req.value);
+  if (bytes > macros::max_set_bytes) return {result::set_too_large, current, bytes};
   current = req.value;
-  set_changed(self, req.page == self->state.set.current_page);
-  return current;
+  set_changed(self, req.page == set.current_page,
+              event{macro_change{req.page, req.index, current.fields}});
+  return {result::stored, current, bytes};
 }
 
 std::string rename(self_ptr self, const macro_page_rename& req) {
   if (!in_range(req.page, 0)) return {};
   self->state.set.page_names[req.page] = req.name;
-  set_changed(self, false);
+  set_changed(self, false, event{macro_page_name_change{req.page, req.name}});
   return req.name;
 }
 

@@ -29,7 +29,10 @@ const capability& macros_capability() {
     c.add_types = [](caf::actor_system_config& cfg) {
       cfg.add_message_types<caf::id_block::mixerd_macros>();
     };
-    c.events = [] { return list_of_kinds<macro_executed, macro_page_change, macros_change>(); };
+    c.events = [] {
+      return list_of_kinds<macro_executed, macro_page_change, macros_change, macro_change,
+                           macro_page_name_change>();
+    };
     c.subscriptions = macros_subscriptions;
     c.contribute = [](const directory& dir, nlohmann::json& state) {
       if (auto view = dir.view<macros_view>()) state["macros"] = macros::to_json(view->set);

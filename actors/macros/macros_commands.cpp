@@ -2,6 +2,8 @@
 // indices the API shows for macros.
 #include "actors/macros/macros_commands.hpp"
 
+#include <string>
+
 #include "protocol/http_targets.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/macros.hpp"
@@ -125,13 +127,22 @@ void set_slot(const command_call_ptr& call) {
   macro_edit req{static_cast<int>(call->integer("page")), static_cast<int>(call->integer("index")),
                  std::move(*value), true};
   call->ask(call->dir().get<macros_actor>(), std::move(req),
-            [](const command_call_ptr& c, const macro& stored) {
-              // The slot holds a command macro, which the API may delete but not write over.
-              if (stored.type() == "command")
-                return c->fail(403,
-                               "The slot holds a command macro, which can only be changed in "
-                               "settings.json (the API may delete it)");
-              c->ok({{"success", true}, {"macro", stored.fields}});
+            [](const command_call_ptr& c, const macro_edit_outcome& out) {
+              switch (out.what) {
+                case macro_edit_outcome::result::kept_command:
+                  // The API may delete a command macro but not write over it.
+                  return c->fail(403,
+                                 "The slot holds a command macro, which can only be changed in "
+                                 "settings.json (the API may delete it)");
+                case macro_edit_outcome::result::set_too_large:
+                  return c->fail(413, "The macros would take " + std::to_string(out.set_bytes) +
+                                          " bytes as JSON; all 36 together may take at most " +
+                                          std::to_string(macros::max_set_bytes) +
+                                          " (make this or another macro smaller)");
+                case macro_edit_outcome::result::stored:
+                  break;
+              }
+              c->ok({{"success", true}, {"macro", out.stored.fields}});
             });
 }
 
@@ -139,7 +150,7 @@ void clear_slot(const command_call_ptr& call) {
   macro_edit req{static_cast<int>(call->integer("page")), static_cast<int>(call->integer("index")),
                  macro{}, false};
   call->ask(call->dir().get<macros_actor>(), std::move(req),
-            [](const command_call_ptr& c, const macro&) {
+            [](const command_call_ptr& c, const macro_edit_outcome&) {
               c->ok({{"success", true}});
             });
 }

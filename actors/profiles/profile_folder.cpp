@@ -124,11 +124,14 @@ std::vector<profile_summary> list(const std::string& folder) {
 }
 
 std::error_code write(const std::string& folder, const profiles::profile_file& file) {
-  const std::string text = profiles::serialize(file);
+  return write(folder, file.name, profiles::serialize(file));
+}
+
+std::error_code write(const std::string& folder, const std::string& name, const std::string& text) {
   // What would not load back is not written (a state this large is not one the API makes).
   if (text.size() > profiles::max_file_bytes)
     return std::make_error_code(std::errc::file_too_large);
-  return settings_file::write_atomically(path_of(folder, file.name), text);
+  return settings_file::write_atomically(path_of(folder, name), text);
 }
 
 std::error_code remove(const std::string& folder, const std::string& name) {

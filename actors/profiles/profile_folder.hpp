@@ -36,6 +36,8 @@ read_result read(const std::string& folder, const std::string& name);
 // Writes a profile atomically (the temporary file is fsynced, renamed over the old one, the
 // folder fsynced).
 std::error_code write(const std::string& folder, const profiles::profile_file& file);
+// The same with the file's text already made (profiles::serialize(file)).
+std::error_code write(const std::string& folder, const std::string& name, const std::string& text);
 // Removes a profile's file (a missing one is no error) and makes the removal durable.
 std::error_code remove(const std::string& folder, const std::string& name);
 

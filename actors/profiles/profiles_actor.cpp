@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <caf/all.hpp>
+#include <optional>
+#include <string>
 
 #include "actors/profiles/profile_folder.hpp"
 #include "actors/support/log.hpp"
@@ -11,7 +13,8 @@ namespace mixerd {
 namespace {
 
 constexpr std::string_view component = "profiles";
-using self_ptr = profiles_actor::stateful_pointer<profiles_state>;
+using self_ptr = profiles_impl::stateful_pointer<profiles_state>;
+using clock = std::chrono::steady_clock;
 using outcome = profile_outcome;
 using result = profile_outcome::result;
 // Each owner answers a load's part at once; well within the route's own wait.
@@ -163,19 +166,102 @@ caf::result<outcome> load(self_ptr self, const profile_load& req) {
   return rp;
 }
 
-// ---- Create, save, rename, delete, get ---------------------------------------------------------
+// ---- Writes: their bounds, and saves held back to be written together -------------------------
 
-outcome written(self_ptr self, const profiles::profile_file& file, const char* what) {
-  if (auto ec = profile_folder::write(self->state.wiring.folder, file)) {
-    log::error(component, "cannot write ",
-               profile_folder::path_of(self->state.wiring.folder, file.name), ": ", ec.message());
+// Why the file `text` of profile `name` may not be written now: too large (507) or past the
+// write budget (429). `replacing`: the cost of the held-back save it would take the place of.
+std::optional<outcome> write_refusal(self_ptr self, const std::string& name,
+                                     const std::string& text, std::size_t replacing = 0) {
+  auto& st = self->state;
+  if (text.size() > profiles::max_profile_bytes)
+    return refused(result::too_large,
+                   "Profile '" + name + "' would take " + std::to_string(text.size()) +
+                       " bytes; a profile may take at most " +
+                       std::to_string(profiles::max_profile_bytes) + " (most of it is its macros)");
+  const auto cost = st.budget.cost_of(text.size());
+  const int wait = st.budget.wait_for(cost, st.pending_cost - replacing, clock::now());
+  if (wait == 0) return std::nullopt;
+  auto out =
+      refused(result::too_fast, "Too many profile writes: at most " +
+                                    std::to_string(profiles::write_budget_bytes / (1024 * 1024)) +
+                                    " MiB of profile files a minute (each write counts at least " +
+                                    std::to_string(profiles::write_min_cost / 1024) +
+                                    " KiB); try again in " + std::to_string(wait) + " s");
+  out.retry_after = wait;
+  return out;
+}
+
+// Writes a profile's file now (on disk when it returns) and lists it.
+outcome written(self_ptr self, const profiles::profile_file& file, const std::string& text,
+                const char* what) {
+  auto& st = self->state;
+  if (auto ec = profile_folder::write(st.wiring.folder, file.name, text)) {
+    log::error(component, "cannot write ", profile_folder::path_of(st.wiring.folder, file.name),
+               ": ", ec.message());
     return refused(result::failed,
                    "Profile '" + file.name + "' could not be saved: " + ec.message());
   }
-  put(self->state.profiles, profiles::summary_of(file));
+  const auto now = clock::now();
+  st.budget.spend(st.budget.cost_of(text.size()), now);
+  for (auto it = st.written_at.begin(); it != st.written_at.end();)
+    it = it->second + profiles::save_coalesce_delay <= now ? st.written_at.erase(it) : ++it;
+  st.written_at[file.name] = now;
+  put(st.profiles, profiles::summary_of(file));
   log::info(component, what, " profile '", file.name, "'");
   return {result::ok, {}, {}};
 }
+
+outcome saved(self_ptr self, const profiles::profile_file& file) {
+  return {result::ok,
+          {},
+          {{"success", true},
+           {"profile", profiles::summary_to_json(profiles::summary_of(file),
+                                                 self->state.current == file.name)}}};
+}
+
+// Writes every held-back save and answers its requests. Runs at the tick, before any request
+// but a save of a held profile (so that every other request sees the folder as answered), and
+// when the actor stops.
+void flush_saves(self_ptr self) {
+  auto& st = self->state;
+  if (st.pending.empty()) return;
+  auto pending = std::move(st.pending);
+  st.pending.clear();
+  st.pending_cost = 0;
+  for (auto& [name, held] : pending) {
+    auto out = written(self, held.file, profiles::serialize(held.file), "saved");
+    if (out.what == result::ok) out = saved(self, held.file);
+    if (held.waiting.size() > 1)
+      log::debug(component, held.waiting.size(), " saves of '", name, "' written once");
+    for (auto& promise : held.waiting)
+      promise.deliver(out);
+  }
+  publish_view(self);
+}
+
+// A save of a profile written less than save_coalesce_delay ago waits for the next tick, with
+// any later save of it: one write for all of them.
+bool written_lately(self_ptr self, const std::string& name) {
+  auto it = self->state.written_at.find(name);
+  return it != self->state.written_at.end() &&
+         clock::now() < it->second + profiles::save_coalesce_delay;
+}
+
+caf::result<outcome> hold(self_ptr self, profiles::profile_file file, std::size_t cost) {
+  auto& st = self->state;
+  auto& held = st.pending[file.name];
+  st.pending_cost = st.pending_cost - held.cost + cost;
+  held.cost = cost;
+  held.file = std::move(file);
+  held.waiting.push_back(self->make_response_promise<outcome>());
+  if (!st.flush_scheduled) {
+    st.flush_scheduled = true;
+    self->delayed_send(self, profiles::save_coalesce_delay, caf::tick_atom_v);
+  }
+  return held.waiting.back();
+}
+
+// ---- Create, save, rename, delete, get ---------------------------------------------------------
 
 outcome create(self_ptr self, const profile_create& req) {
   auto& st = self->state;
@@ -183,12 +269,18 @@ outcome create(self_ptr self, const profile_create& req) {
     return refused(result::invalid, problem);
   if (find(st.profiles, req.name) != st.profiles.end())
     return refused(result::exists, "Profile '" + req.name + "' already exists");
+  if (st.profiles.size() >= profiles::max_profiles)
+    return refused(result::too_many,
+                   "There are " + std::to_string(st.profiles.size()) + " profiles; at most " +
+                       std::to_string(profiles::max_profiles) + " are kept: delete one first");
   profiles::profile_file file;
   file.name = req.name;
   file.icon = req.icon;
   file.created = file.updated = profile_folder::local_timestamp();
   file.content = current_content(st.wiring);
-  auto out = written(self, file, "created");
+  const auto text = profiles::serialize(file);
+  if (auto no = write_refusal(self, file.name, text)) return std::move(*no);
+  auto out = written(self, file, text, "created");
   if (out.what != result::ok) return out;
   publish_view(self);
   out.body = {{"success", true},
@@ -196,13 +288,27 @@ outcome create(self_ptr self, const profile_create& req) {
   return out;
 }
 
-outcome save(self_ptr self, const profile_save& req) {
+// A save of a profile whose save is held back joins it: the latest state is what is written.
+caf::result<outcome> save_again(self_ptr self, pending_save& held, const profile_save& req) {
+  auto file = held.file;
+  if (req.icon) file.icon = *req.icon;
+  file.updated = profile_folder::local_timestamp();
+  file.content = current_content(self->state.wiring);
+  const auto text = profiles::serialize(file);
+  if (auto no = write_refusal(self, file.name, text, held.cost)) return std::move(*no);
+  return hold(self, std::move(file), self->state.budget.cost_of(text.size()));
+}
+
+caf::result<outcome> save(self_ptr self, const profile_save& req) {
   auto& st = self->state;
   const std::string target = req.new_name.value_or(req.name);
   if (auto problem = profiles::name_problem(target, req.new_name ? "new_name" : "name");
       !problem.empty())
     return refused(result::invalid, problem);
   const bool rename = target != req.name;
+  if (auto held = st.pending.find(req.name); !rename && held != st.pending.end())
+    return save_again(self, held->second, req);
+  if (rename) flush_saves(self);  // the old file must hold what its answered saves wrote
   if (rename && find(st.profiles, target) != st.profiles.end()) {
     if (find(st.profiles, req.name) == st.profiles.end()) return not_found(req.name);
     return refused(result::exists, "Profile '" + target + "' already exists");
@@ -215,9 +321,13 @@ outcome save(self_ptr self, const profile_save& req) {
   if (req.icon) file.icon = *req.icon;
   file.updated = profile_folder::local_timestamp();
   file.content = current_content(st.wiring);
+  const auto text = profiles::serialize(file);
+  if (auto no = write_refusal(self, file.name, text)) return std::move(*no);
+  if (!rename && written_lately(self, file.name))
+    return hold(self, std::move(file), st.budget.cost_of(text.size()));
   // A rename writes the new file before it removes the old one: a kill in between leaves both,
   // never neither.
-  auto out = written(self, file, rename ? "saved and renamed" : "saved");
+  auto out = written(self, file, text, rename ? "saved and renamed" : "saved");
   if (out.what != result::ok) return out;
   if (rename) {
     if (auto ec = profile_folder::remove(st.wiring.folder, req.name))
@@ -228,10 +338,7 @@ outcome save(self_ptr self, const profile_save& req) {
     if (st.current == req.name) make_current(self, target);
   }
   publish_view(self);
-  out.body = {
-      {"success", true},
-      {"profile", profiles::summary_to_json(profiles::summary_of(file), st.current == target)}};
-  return out;
+  return saved(self, file);
 }
 
 outcome remove(self_ptr self, const profile_delete& req) {
@@ -316,9 +423,9 @@ profile_content current_content(const profiles_wiring& wiring) {
   return profiles::content_of(mix, pages);
 }
 
-profiles_actor::behavior_type profiles_behavior(
-    profiles_actor::stateful_pointer<profiles_state> self, profiles_wiring wiring,
-    profiles_opened opened, std::shared_ptr<published<profiles_view>> view) {
+profiles_impl::behavior_type profiles_behavior(profiles_impl::stateful_pointer<profiles_state> self,
+                                               profiles_wiring wiring, profiles_opened opened,
+                                               std::shared_ptr<published<profiles_view>> view) {
   auto& st = self->state;
   st.wiring = std::move(wiring);
   st.profiles = std::move(opened.profiles);
@@ -328,13 +435,38 @@ profiles_actor::behavior_type profiles_behavior(
   if (opened.current_changed) make_current(self, st.current);
   if (st.wiring.settings)
     self->send(st.wiring.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
+  // Saves held back are written before the actor stops (their requests are still waiting).
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    flush_saves(self);
+    self->quit(msg.reason);
+  });
+  // Every request but a save sees the folder with the held-back saves written.
   return {
-      [self](const profile_load& req) { return load(self, req); },
-      [self](const profile_create& req) { return create(self, req); },
+      [self](const profile_load& req) {
+        flush_saves(self);
+        return load(self, req);
+      },
+      [self](const profile_create& req) {
+        flush_saves(self);
+        return create(self, req);
+      },
       [self](const profile_save& req) { return save(self, req); },
-      [self](const profile_delete& req) { return remove(self, req); },
-      [self](const profile_get& req) { return get(self, req); },
-      [self](const settings_reloaded& reloaded) { reload(self, reloaded.settings); },
+      [self](const profile_delete& req) {
+        flush_saves(self);
+        return remove(self, req);
+      },
+      [self](const profile_get& req) {
+        flush_saves(self);
+        return get(self, req);
+      },
+      [self](const settings_reloaded& reloaded) {
+        flush_saves(self);
+        reload(self, reloaded.settings);
+      },
+      [self](caf::tick_atom) {
+        self->state.flush_scheduled = false;
+        flush_saves(self);
+      },
   };
 }
 

@@ -8,11 +8,19 @@
 // A profile file that cannot be read or parsed is logged, listed with its error and never
 // written; it may be deleted. The current profile is never empty: on a first start (no profile
 // at all) "Default" is made from the initial state.
+// Writes are bounded (protocol/profiles.hpp): at most max_profiles, each file at most
+// max_profile_bytes, the write budget; saves of one profile close together are written once
+// (profile_writes.hpp), and answered once on disk.
 // Interface: protocol/profiles.hpp. After every change it publishes a profiles_view.
 #pragma once
 
 #include <caf/actor.hpp>
+#include <caf/atom.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_response_promise.hpp>
+#include <chrono>
+#include <cstddef>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -25,6 +33,7 @@
 #include "protocol/profiles.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/snapshot.hpp"
+#include "protocol/write_budget.hpp"
 
 namespace mixerd {
 
@@ -56,17 +65,36 @@ profiles_opened open_profiles(const std::string& folder, const nlohmann::json& s
 // The state to save: the mixer's and the macro actor's latest views.
 profile_content current_content(const profiles_wiring& wiring);
 
+// Saves of one profile waiting to be written together (profile_writes.hpp).
+struct pending_save {
+  profiles::profile_file file;  // the latest
+  std::size_t cost = 0;         // promised to the write budget
+  std::vector<caf::typed_response_promise<profile_outcome>> waiting;
+};
+
 struct profiles_state {
   profiles_wiring wiring;
   std::vector<profile_summary> profiles;  // sorted by name
   std::string current;
   std::shared_ptr<published<profiles_view>> view;
+  // The bounds of what it writes (protocol/profiles.hpp): the budget of the last minute's
+  // writes, the saves held back to be written together, and when each profile was written last
+  // (entries older than save_coalesce_delay are dropped).
+  write_budget budget{profiles::write_budget_bytes, profiles::write_budget_window,
+                      profiles::write_min_cost};
+  std::map<std::string, pending_save> pending;
+  std::size_t pending_cost = 0;  // the sum of their costs
+  std::map<std::string, std::chrono::steady_clock::time_point> written_at;
+  bool flush_scheduled = false;
   static inline const char* name = "profiles";
 };
 
-profiles_actor::behavior_type profiles_behavior(
-    profiles_actor::stateful_pointer<profiles_state> self, profiles_wiring wiring,
-    profiles_opened opened, std::shared_ptr<published<profiles_view>> view);
+// The profile actor's full interface: its public one plus the timer of held-back saves.
+using profiles_impl = profiles_actor::extend<caf::reacts_to<caf::tick_atom>>;
+
+profiles_impl::behavior_type profiles_behavior(profiles_impl::stateful_pointer<profiles_state> self,
+                                               profiles_wiring wiring, profiles_opened opened,
+                                               std::shared_ptr<published<profiles_view>> view);
 
 // Its row of the capability table (actors/profiles/profiles_capability.cpp).
 const capability& profiles_capability();

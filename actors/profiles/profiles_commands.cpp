@@ -2,6 +2,8 @@
 // delete. The profile actor builds each answer's body; its outcome maps to the status here.
 #include "actors/profiles/profiles_commands.hpp"
 
+#include <string>
+
 #include "protocol/profiles.hpp"
 #include "protocol/validation.hpp"
 
@@ -49,7 +51,10 @@ void ask_profiles(const command_call_ptr& call, Request req, int ok_status = 200
   call->ask(call->dir().get<profiles_actor>(), std::move(req),
             [ok_status](const command_call_ptr& c, const profile_outcome& out) {
               if (out.what == result::ok) return c->ok(out.body, ok_status);
-              c->fail(profiles::status_of(out.what), out.error);
+              auto failure = command_result::failure(profiles::status_of(out.what), out.error);
+              if (out.what == result::too_fast)
+                failure.headers.emplace_back("Retry-After", std::to_string(out.retry_after));
+              c->done(std::move(failure));
             });
 }
 

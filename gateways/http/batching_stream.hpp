@@ -80,6 +80,8 @@ class batching_stream {
   bool has_room() const { return !error_ && staged_.size() < staging_limit; }
   // Data frames staged or on their way, i.e. taken from the owner but not yet by the kernel.
   std::size_t frames_held() const { return staged_frames_ + sending_frames_; }
+  // Their bytes (with Beast's control frames): this layer's own copies.
+  std::size_t bytes_held() const { return staged_.size() + sending_.size(); }
 
   // Stages one text frame and starts a write unless one is on its way. Call when has_room().
   void stage_text_frame(std::string_view payload) {

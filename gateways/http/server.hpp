@@ -59,7 +59,8 @@ class websocket {
  public:
   virtual ~websocket() = default;
   // Queues one text frame. The same bytes may be shared by many sockets. When more than
-  // `max_queued_frames` are waiting (a slow or dead client), the socket is closed instead.
+  // `max_queued_frames` or `max_queued_bytes` are waiting (a slow or dead client), the socket is
+  // closed instead.
   virtual void send(std::shared_ptr<const std::string> text) = 0;
   virtual void close() = 0;  // sends a close frame (1000) and ends the socket
 };
@@ -109,6 +110,9 @@ struct listener_options {
   // Empty: upgrade requests are ordinary requests routed to `on_request`.
   upgrade_handler upgrade{};
   std::size_t max_queued_frames = 256;
+  // Bytes of frames waiting, queued or copied for the connection (a 1 MB frame counts 1 MB
+  // however many sockets share it).
+  std::size_t max_queued_bytes = 4 * 1024 * 1024;
   std::size_t max_message_bytes = 1'000'000;  // a longer incoming message closes with 1009
   // Extra headers on the 101 response, e.g. Access-Control-Allow-Origin.
   std::vector<std::pair<std::string, std::string>> upgrade_headers{};

@@ -3,6 +3,7 @@
 // handle given to route tables is the only object touched from other threads, and it only posts.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -18,6 +19,7 @@
 
 #include "gateways/http/batching_stream.hpp"
 #include "gateways/http/detail.hpp"
+#include "gateways/http/freed_memory.hpp"
 
 namespace mixerd::http::detail {
 
@@ -77,6 +79,15 @@ class websocket_session final : public session_base,
                     std::weak_ptr<session_registry> owner)
       : close_timer_(executor), cfg_(std::move(cfg)), owner_(std::move(owner)) {}
 
+  // A socket that once had megabytes waiting leaves them freed in the heap (glibc keeps them):
+  // they go back to the system in a later turn, once this session's buffers are gone too.
+  ~websocket_session() override {
+    if (peak_waiting_bytes_ >= trim_after_bytes)
+      release_freed_memory_later(close_timer_.get_executor());
+  }
+  websocket_session(const websocket_session&) = delete;
+  websocket_session& operator=(const websocket_session&) = delete;
+
   // Takes over the connection of an HTTP session whose upgrade request was accepted, and its
   // place in the listener's budget.
   void start(Stream stream, bhttp::request<bhttp::string_body> upgrade_request,
@@ -113,20 +124,26 @@ class websocket_session final : public session_base,
     if (!ws_ || ended_ || close_requested_) return;
     // After a close frame no data frame may follow; Beast's teardown may take a while.
     if (accepted_ && !ws_->is_open()) return;
-    const auto waiting = queue_.size() + ws_->next_layer().frames_held();
-    if (waiting >= cfg_->options.max_queued_frames) {
+    const auto& out = ws_->next_layer();
+    const auto waiting = queue_.size() + out.frames_held();
+    const auto waiting_bytes = queued_bytes_ + out.bytes_held();
+    if (waiting >= cfg_->options.max_queued_frames ||
+        waiting_bytes + text->size() > cfg_->options.max_queued_bytes) {
       // The client is not reading. A close frame would queue behind the stuck writes, so the
       // connection is dropped instead of growing the queue without bound.
       if (cfg_->options.warn) {
         try {
           cfg_->options.warn(cfg_->options.name + ": a websocket client stopped reading (" +
-                             std::to_string(waiting) + " frames waiting): connection dropped");
+                             std::to_string(waiting) + " frames, " + std::to_string(waiting_bytes) +
+                             " bytes waiting): connection dropped");
         } catch (...) {
           // A report must not take the io thread down.
         }
       }
       return end();
     }
+    queued_bytes_ += text->size();
+    peak_waiting_bytes_ = std::max(peak_waiting_bytes_, waiting_bytes + text->size());
     queue_.push_back(std::move(text));
     if (accepted_) pump();
   }
@@ -200,6 +217,7 @@ class websocket_session final : public session_base,
     auto& out = ws_->next_layer();
     while (!queue_.empty() && out.has_room()) {
       out.stage_text_frame(*queue_.front());
+      queued_bytes_ -= queue_.front()->size();
       queue_.pop_front();
     }
     if (queue_.empty() && close_requested_) begin_close();
@@ -225,6 +243,7 @@ class websocket_session final : public session_base,
     if (ws_) beast::get_lowest_layer(*ws_).close();
     ticket_.release();
     queue_.clear();
+    queued_bytes_ = 0;
     // Moved out first: the callbacks may hold the last references to route-table state.
     auto events = std::move(events_);
     events_ = {};
@@ -247,6 +266,8 @@ class websocket_session final : public session_base,
   // Frames not yet staged. Shared bytes: one broadcast is one allocation whatever the number
   // of sockets; staging copies them (a few dozen bytes each).
   std::deque<std::shared_ptr<const std::string>> queue_;
+  std::size_t queued_bytes_ = 0;        // of queue_
+  std::size_t peak_waiting_bytes_ = 0;  // the most ever waiting (queue_ and the staged copies)
   net::steady_timer close_timer_;
   websocket_events events_;
   std::shared_ptr<const config> cfg_;

@@ -16,7 +16,7 @@ caf::behavior sio_broadcaster(caf::event_based_actor* self, hub_actor hub, event
   self->send(hub, caf::subscribe_atom_v, caf::actor_cast<caf::actor>(self), kinds);
   return {
       [deliver = std::move(deliver)](const event& e) {
-        deliver(std::make_shared<const std::string>(encode_event(e)));
+        deliver({std::make_shared<const std::string>(encode_event(e)), e.replaced_by()});
       },
   };
 }

@@ -8,13 +8,21 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "protocol/events.hpp"
 #include "protocol/hub.hpp"
 
 namespace mixerd::socketio {
 
-using deliver_fn = std::function<void(std::shared_ptr<const std::string>)>;
+// One encoded event for the clients. `replaced_by`: the wire name of a smaller event that
+// carries the same change (a static string, protocol/events.hpp), or empty; clients that read
+// that one are not sent this.
+struct client_frame {
+  std::shared_ptr<const std::string> text;
+  std::string_view replaced_by;
+};
+using deliver_fn = std::function<void(client_frame)>;
 
 // The Socket.IO text of an event, e.g. `42["slider_change",{"index":1,"value":5}]`.
 std::string encode_event(const event& e);

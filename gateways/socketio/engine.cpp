@@ -8,6 +8,7 @@
 
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/cors.hpp"
+#include "gateways/http/freed_memory.hpp"
 #include "gateways/socketio/engine_core.hpp"
 
 namespace mixerd::socketio {
@@ -188,11 +189,12 @@ void engine::core::close_session(const session_ptr& s, bool by_client, std::stri
   if (s->closed) return;
   s->closed = true;
   sessions_.erase(s->sid);
-  if (caps_.closed(s->address)) {
-    // A flood's sessions have expired: their memory goes back, in an io turn of its own.
+  // A flood's sessions have expired, or a client that stopped polling had megabytes queued:
+  // their memory goes back, in an io turn of its own (after the queue below is freed).
+  if (caps_.closed(s->address) || s->peak_queued_bytes >= http::trim_after_bytes) {
     boost::asio::post(io_, [] {
       log::debug(component, "freed session memory handed back in ",
-                 detail::release_freed_memory().count(), " us");
+                 http::release_freed_memory().count(), " us");
     });
   }
   s->ping_timer.cancel();

@@ -64,7 +64,9 @@ struct engine_options {
   int connect_timeout_ms = 45000;
   std::size_t max_payload = 64 * 1024;    // announced in the open packet
   std::size_t max_queued_packets = 1000;  // per polling session; over it the session closes
-  bool tls = false;                       // the listener serves HTTPS (for same-origin checks)
+  // Bytes of those packets (limits.hpp says why); over it the session closes too.
+  std::size_t max_queued_bytes = limits::client_queue_max_bytes;
+  bool tls = false;  // the listener serves HTTPS (for same-origin checks)
   // Sessions open at once, in all and per client address (limits.hpp says why these). A new
   // session beyond either is refused as the reference server refuses what its allowRequest
   // denies (403, code 4); sessions already open, joined or not, are never closed to make room.

@@ -3,6 +3,7 @@
 // polling). Only those two files include it.
 #pragma once
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <deque>
@@ -92,13 +93,16 @@ class engine::core::session final : public connection,
     }
     auto engine = owner.lock();
     if (!engine) return false;
-    if (queue.size() >= engine->options().max_queued_packets) {
+    if (queue.size() >= engine->options().max_queued_packets ||
+        queued_bytes + packet->size() > engine->options().max_queued_bytes) {
       // A slow or dead client is dropped, never slowing the others.
       log::warn(detail::engine_log_component, "session ", sid, " stopped polling (", queue.size(),
-                " packets queued): closing it");
+                " packets, ", queued_bytes, " bytes queued): closing it");
       engine->close_session(shared_from_this(), false, "queue full");
       return false;
     }
+    queued_bytes += packet->size();
+    peak_queued_bytes = std::max(peak_queued_bytes, queued_bytes);
     queue.push_back(std::move(packet));
     if (pending_get) answer_get();
     return true;
@@ -119,6 +123,7 @@ class engine::core::session final : public connection,
     for (const auto& p : queue)
       sio::append_to_payload(payload, *p);
     queue.clear();
+    queued_bytes = 0;
     if (payload.empty()) payload = sio::encode_eio(sio::eio_type::noop);
     auto respond = std::move(*pending_get);
     pending_get.reset();
@@ -135,6 +140,9 @@ class engine::core::session final : public connection,
   bool awaiting_pong = false;
   bool has_joined = false;
   std::deque<detail::packet_ptr> queue;  // polling only
+  std::size_t queued_bytes = 0;          // of `queue`
+  std::size_t peak_queued_bytes = 0;     // the most it ever held: past trim_after_bytes, the
+                                         // memory goes back to the system when it closes
   std::optional<http::responder> pending_get;
   detail::headers get_cors;
   std::shared_ptr<http::websocket> ws;

@@ -107,13 +107,16 @@ void engine::core::on_ws_message(const std::weak_ptr<session>& weak, const http:
       if (s->pending_get) {
         // Packets still queued go over the websocket below; the poll only learns to stop.
         auto queued = std::move(s->queue);
+        const auto bytes = s->queued_bytes;
         s->queue.clear();
         s->answer_get();
         s->queue = std::move(queued);
+        s->queued_bytes = bytes;
       }
       for (auto& packet : s->queue)
         s->ws->send(std::move(packet));
       s->queue.clear();
+      s->queued_bytes = 0;
       log::debug(component, "session ", s->sid, " upgraded to websocket");
     }
     return;

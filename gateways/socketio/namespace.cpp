@@ -1,5 +1,6 @@
 #include "gateways/socketio/namespace.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "actors/support/log.hpp"
@@ -20,6 +21,21 @@ packet_ptr shared(std::string text) {
   return std::make_shared<const std::string>(std::move(text));
 }
 
+// The optional events a client reads, from its connect's auth (docs/api.md section 3): a
+// client that reads macro_change need not get the whole macro set after every edit.
+std::vector<std::string> read_events_of(const nlohmann::json& auth) {
+  std::vector<std::string> reads;
+  auto events = auth.find("events");
+  if (events == auth.end() || !events->is_array()) return reads;
+  for (const auto& name : *events) {
+    if (reads.size() == namespace_server::max_read_events) break;
+    if (name.is_string() &&
+        name.get_ref<const std::string&>().size() <= namespace_server::max_event_name_bytes)
+      reads.push_back(name.get<std::string>());
+  }
+  return reads;
+}
+
 }  // namespace
 
 // Any send may close a connection, and a close erases its entry: while a member function holds
@@ -35,8 +51,11 @@ struct busy_guard {
 };
 
 namespace_server::namespace_server(namespace_backend backend, std::size_t max_held_packets,
-                                   std::size_t max_payload)
-    : backend_(std::move(backend)), max_held_(max_held_packets), max_payload_(max_payload) {}
+                                   std::size_t max_payload, std::size_t max_held_bytes)
+    : backend_(std::move(backend)),
+      max_held_(max_held_packets),
+      max_payload_(max_payload),
+      max_held_bytes_(max_held_bytes) {}
 
 engine_hooks namespace_server::hooks() {
   std::weak_ptr<namespace_server> weak = weak_from_this();
@@ -126,6 +145,8 @@ void namespace_server::on_message(const std::shared_ptr<connection>& conn, std::
       ++s.generation;
       s.pending_state = 0;
       s.held.clear();
+      s.held_bytes = 0;
+      s.reads.clear();
       break;
     case sio::sio_type::event: {
       if (s.state != phase::joined) break;
@@ -148,10 +169,12 @@ void namespace_server::on_connect(socket& s, const nlohmann::json& auth) {
   const auto generation = ++s.generation;
   std::vector<std::string> ids;
   if (!s.conn->handshake_session().empty()) ids.push_back(s.conn->handshake_session());
+  s.reads.clear();
   if (auth.is_object()) {
     auto token = auth.find("token");
     if (token != auth.end() && token->is_string() && !token->get_ref<const std::string&>().empty())
       ids.push_back(token->get<std::string>());
+    s.reads = read_events_of(auth);
   }
   backend_.check_auth(std::move(ids),
                       [weak_self = weak_from_this(), weak = std::weak_ptr<connection>(s.conn),
@@ -204,31 +227,36 @@ void namespace_server::on_state(const std::weak_ptr<connection>& weak, std::uint
   if (packet && !s->conn->send(packet)) return;
   auto held = std::move(s->held);
   s->held.clear();
+  s->held_bytes = 0;
   for (const auto& p : held) {
     if (s->dead || !s->conn->send(p)) return;
     metrics::bump(metrics::process().socketio_events_sent);
   }
 }
 
-void namespace_server::deliver(socket& s, const packet_ptr& packet) {
+void namespace_server::deliver(socket& s, const packet_ptr& packet, std::string_view replaced_by) {
   if (s.dead || s.state != phase::joined) return;
+  if (!replaced_by.empty() &&
+      std::find(s.reads.begin(), s.reads.end(), replaced_by) != s.reads.end())
+    return;  // the client had the same change from the smaller event
   if (s.pending_state == 0) {
     if (s.conn->send(packet)) metrics::bump(metrics::process().socketio_events_sent);
     return;
   }
-  if (s.held.size() >= max_held_) {
-    log::warn(component, "session ", s.conn->id(), ": ", s.held.size(),
-              " events held behind a state answer: closing it");
+  if (s.held.size() >= max_held_ || s.held_bytes + packet->size() > max_held_bytes_) {
+    log::warn(component, "session ", s.conn->id(), ": ", s.held.size(), " events (", s.held_bytes,
+              " bytes) held behind a state answer: closing it");
     s.conn->close();
     return;
   }
   s.held.push_back(packet);
+  s.held_bytes += packet->size();
 }
 
-void namespace_server::broadcast(const packet_ptr& packet) {
+void namespace_server::broadcast(const packet_ptr& packet, std::string_view replaced_by) {
   busy_guard guard(*this);
   for (auto& [key, s] : sockets_)
-    deliver(s, packet);
+    deliver(s, packet, replaced_by);
 }
 
 }  // namespace mixerd::socketio

@@ -87,9 +87,10 @@ service::service(caf::actor_system& sys, boost::asio::io_context& io, const dire
 
   std::weak_ptr<namespace_server> weak = namespace_;
   broadcaster_ = sys.spawn(sio_broadcaster, dir.get<hub_actor>(), client_kinds(dir.events()),
-                           [&io, weak](packet_ptr packet) {
-                             boost::asio::post(io, [weak, packet = std::move(packet)] {
-                               if (auto ns = weak.lock()) ns->broadcast(packet);
+                           [&io, weak](client_frame frame) {
+                             boost::asio::post(io, [weak, frame = std::move(frame)] {
+                               if (auto ns = weak.lock())
+                                 ns->broadcast(frame.text, frame.replaced_by);
                              });
                            });
   log::info("socket.io", "ping every ", options.ping_interval_ms, " ms, timeout ",

@@ -1,7 +1,5 @@
 #include "gateways/socketio/session_caps.hpp"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <utility>
 
@@ -40,15 +38,6 @@ std::optional<std::size_t> session_caps::refused(clock::time_point now) {
   if (now < next_report_) return std::nullopt;
   next_report_ = now + report_interval;
   return std::exchange(unreported_, 0);
-}
-
-std::chrono::microseconds release_freed_memory() {
-  const auto started = std::chrono::steady_clock::now();
-#ifdef __GLIBC__
-  malloc_trim(0);
-#endif
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
-                                                               started);
 }
 
 }  // namespace mixerd::socketio::detail

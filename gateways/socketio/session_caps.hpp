@@ -52,8 +52,4 @@ class session_caps {
   clock::time_point next_report_{};
 };
 
-// Hands the free pages of every malloc heap back to the system (glibc's malloc_trim). It walks
-// every heap: call it in an io turn of its own, never per request. Returns the time it took.
-std::chrono::microseconds release_freed_memory();
-
 }  // namespace mixerd::socketio::detail

@@ -125,13 +125,17 @@ inline macros_actor::behavior_type macros_backend() {
         FUZZ_CHECK(e.keep_command || e.value.empty());
         std::string error;
         FUZZ_CHECK(macros::parse_macro(e.value.fields, macros::origin::api, error), error);
-        // The slot may hold a command macro, which a PUT must not write over (403).
+        // The slot may hold a command macro, which a PUT must not write over (403), and the
+        // set may be full (413).
+        using result = macro_edit_outcome::result;
         if (!e.value.empty() && pick(28, 3) == 0) {
           macro kept;
           kept.fields = {{"type", "command"}, {"name", ""}, {"icon", ""}, {"argv", {"/bin/true"}}};
-          return kept;
+          return macro_edit_outcome{result::kept_command, kept, 0};
         }
-        return e.value;
+        if (!e.value.empty() && pick(28, 3) == 1)
+          return macro_edit_outcome{result::set_too_large, macro{}, macros::max_set_bytes + 1};
+        return macro_edit_outcome{result::stored, e.value, 0};
       },
       [](const macro_page_rename& r) {
         FUZZ_CHECK(r.page >= 0 && r.page < limits::macro_page_count);

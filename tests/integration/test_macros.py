@@ -306,6 +306,37 @@ def test_an_edit_persists_across_a_restart_and_reaches_the_device(start, daemon_
     assert page_lines(device, 0)[5] == "MACRO,5,Desk,lamp"
 
 
+def test_a_client_that_reads_macro_change_gets_the_slot_not_the_whole_set(start):
+    """A client that names macro_change and macro_page_name_change in its connect's auth.events
+    (the web page does) gets those after an edit or a rename, not macros_change; a client that
+    does not gets macros_change as always. A profile load sends the whole set to both."""
+    from socketio_support import PyClient
+    daemon, plain = start()
+    partial = PyClient(daemon.url(""), "websocket",
+                       auth={"events": ["macro_change", "macro_page_name_change"]})
+    try:
+        partial.event("initial_state")
+        desk = {"type": "mute", "name": "Desk", "icon": "lamp", "target": 2}
+        assert http("PUT", daemon.url("/api/macros/1/4"), desk)[0] == 200
+        assert partial.event("macro_change") == {"page": 1, "index": 4, "macro": desk}
+        assert plain.event("macros_change")["pages"]["1"][4] == desk
+        assert plain.event("macro_change") == {"page": 1, "index": 4, "macro": desk}
+        assert http("PUT", daemon.url("/api/macros/pages/2"), {"name": "Games"})[0] == 200
+        assert partial.event("macro_page_name_change") == {"page": 2, "name": "Games"}
+        assert plain.event("macros_change", lambda s: s["page_names"]["2"] == "Games")
+        assert http("DELETE", daemon.url("/api/macros/1/4"))[0] == 200
+        assert partial.event("macro_change") == {"page": 1, "index": 4, "macro": EMPTY}
+        # A load replaces the whole set: every client gets it whole.
+        status, body, _ = http("POST", daemon.url("/api/profiles/load"), {"name": "Default"})
+        assert status == 200, body
+        loaded = partial.event("macros_change")
+        assert loaded == get_json(daemon, "/api/macros")
+        # Only the load's: an edit's whole set would have come before it.
+        assert [name for name, _ in partial.events.seen].count("macros_change") == 1
+    finally:
+        partial.close()
+
+
 def test_initial_state_macros_is_the_page_set(start):
     daemon, _ = start({(3, 3): {"type": "media", "name": "Next", "icon": "next", "action": "next"}},
                       current=3, names={"0": "A", "1": "B", "2": "C", "3": "D"})

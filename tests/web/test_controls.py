@@ -129,6 +129,19 @@ def test_a_macro_tap_runs_it_on_the_shown_page(browser, web, device):
     assert browser.read(main, "attr:aria-current") in (None, "false")
 
 
+def test_a_macro_edit_and_a_rename_elsewhere_show_on_the_page(browser, web, device):
+    # The page reads macro_change and macro_page_name_change (it says so at connect), so an
+    # edit reaches it without the whole set.
+    open_live(browser, web)
+    lamp = {"type": "mute", "name": "Lamp off", "icon": "", "target": "master"}
+    assert http("PUT", web.url("/api/macros/0/7"), lamp)[0] == 200
+    wait_until(lambda: browser.count(role("button", "Lamp off")) == 1, what="the new slot")
+    assert http("PUT", web.url("/api/macros/pages/0"), {"name": "Desk"})[0] == 200
+    browser.wait(role("tab", "Desk"), "attr:aria-current", equals="true")
+    assert http("DELETE", web.url("/api/macros/0/7"))[0] == 200
+    wait_until(lambda: browser.count(role("button", "Lamp off")) == 0, what="the slot emptied")
+
+
 def test_a_profile_load_updates_every_slider(browser, web, device):
     saved = [11, 22, 33, 44]
     for i, v in enumerate(saved, start=1):

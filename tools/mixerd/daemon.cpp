@@ -282,6 +282,7 @@ int run_daemon(const cli::options& opts) {
       lo.upgrade_headers = socketio::service::upgrade_headers();
       // The same bound as a polling session's queue: one rule for slow clients on both.
       lo.max_queued_frames = socketio::service_options{}.max_queued_packets;
+      lo.max_queued_bytes = limits::client_queue_max_bytes;
       // The engine's announced maxPayload bounds a websocket message as it bounds a POST
       // (the reference gives its websockets maxHttpBufferSize too); over it: 1009.
       lo.max_message_bytes = limits::http_body_max;

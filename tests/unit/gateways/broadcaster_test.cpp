@@ -52,9 +52,10 @@ json wire(const std::string& text) {
 class delivered {
  public:
   mixerd::socketio::deliver_fn sink() {
-    return [this](std::shared_ptr<const std::string> text) {
+    return [this](mixerd::socketio::client_frame frame) {
       std::lock_guard<std::mutex> lock(mutex_);
-      texts_.push_back(std::move(text));
+      texts_.push_back(std::move(frame.text));
+      replaced_by_.push_back(std::string(frame.replaced_by));
       changed_.notify_all();
     };
   }
@@ -64,14 +65,20 @@ class delivered {
     if (!changed_.wait_for(lock, limit, [&] { return !texts_.empty(); })) return std::nullopt;
     auto text = texts_.front();
     texts_.pop_front();
+    last_replaced_by_ = replaced_by_.front();
+    replaced_by_.pop_front();
     REQUIRE(text != nullptr);
     return *text;
   }
+  // The replaced_by of the text next() returned last.
+  const std::string& last_replaced_by() const { return last_replaced_by_; }
 
  private:
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<std::shared_ptr<const std::string>> texts_;
+  std::deque<std::string> replaced_by_;
+  std::string last_replaced_by_;
 };
 
 // One of every event that clients see, and the two that they do not.
@@ -90,9 +97,10 @@ std::vector<event> client_events() {
 mixerd::event_kind_list declared_events() {
   using namespace mixerd;
   return list_of_kinds<slider_change, assignment_change, mute_change, volume_change, profile_change,
-                       macro_executed, macro_page_change, macros_change, device_status,
-                       audio_status, smarthome_change, smarthome_status, stream_change,
-                       stream_status, music_change, plugin_status, serial_raw, device_input>();
+                       macro_executed, macro_page_change, macros_change, macro_change,
+                       macro_page_name_change, device_status, audio_status, smarthome_change,
+                       smarthome_status, stream_change, stream_status, music_change, plugin_status,
+                       serial_raw, device_input>();
 }
 
 }  // namespace
@@ -156,6 +164,19 @@ TEST_CASE("sio_broadcaster subscribes to the client topics and delivers one text
   // Nothing more: a duplicate would come before this marker.
   hub->send(broadcaster, event{mixerd::profile_change{"marker"}});
   CHECK(out.next() == encode_event(mixerd::profile_change{"marker"}));
+  CHECK(out.last_replaced_by().empty());
+
+  // The whole macro set after an edit names the slot's event, which carries the same change.
+  hub->send(broadcaster, event{mixerd::macro_change{1, 2, json{{"type", "none"}}}});
+  CHECK(wire(*out.next()) ==
+        json::array({"macro_change", {{"page", 1}, {"index", 2}, {"macro", {{"type", "none"}}}}}));
+  CHECK(out.last_replaced_by().empty());
+  hub->send(broadcaster, event{mixerd::macros_change{json{{"current_page", 0}}, "macro_change"}});
+  CHECK(wire(*out.next())[0] == "macros_change");
+  CHECK(out.last_replaced_by() == "macro_change");
+  hub->send(broadcaster, event{mixerd::macros_change{json{{"current_page", 0}}}});
+  CHECK(out.next().has_value());
+  CHECK(out.last_replaced_by().empty());
 }
 
 TEST_CASE("sio_broadcaster behind a real hub gets only what clients see") {

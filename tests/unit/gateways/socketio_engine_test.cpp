@@ -350,6 +350,25 @@ TEST_CASE("a session whose queue overflows is closed") {
   check_error(h.poll(sid), 1, "Session ID unknown");
 }
 
+TEST_CASE("a session whose queued bytes pass the bound is closed, whatever the packet count") {
+  sio::engine_options options = quiet();
+  options.max_queued_bytes = 100;
+  harness h(options);
+  auto sid = h.open();
+  auto conn = h.opened.at(0);
+  const std::string forty(40, 'x');
+  CHECK(conn->send(packet(forty)));
+  CHECK(conn->send(packet(forty)));
+  // Polled: the queue is empty again and its bytes with it.
+  auto got = h.poll(sid);
+  REQUIRE(got.ready());
+  CHECK(conn->send(packet(forty)));
+  CHECK(conn->send(packet(forty)));
+  CHECK(h.closed.empty());
+  CHECK_FALSE(conn->send(packet(forty)));  // 120 bytes would wait
+  CHECK(h.closed == std::vector<std::string>{sid});
+}
+
 TEST_CASE("a client close packet ends the session and its held poll with a noop") {
   harness h(quiet());
   auto sid = h.open();

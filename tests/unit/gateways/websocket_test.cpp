@@ -302,6 +302,34 @@ TEST_CASE("a client that does not read is dropped when its queue overflows") {
   CHECK(rec.closes == 1);
 }
 
+TEST_CASE("a client that does not read is dropped once its bytes waiting pass the bound") {
+  recorder rec;
+  auto options = echo_options(rec);
+  options.max_queued_frames = 100000;  // only the bytes count here
+  options.max_queued_bytes = 1024 * 1024;
+  test_server server(options, answer_ok());
+  REQUIRE(server.ok());
+  plain_client client;
+  REQUIRE_FALSE(client.connect(server.port()));
+  CHECK(client.read() == "hello");
+
+  // The kernel takes a few megabytes first; past them, 1 MiB waiting drops the client.
+  const auto big = frame(std::string(256 * 1024, 'x'));
+  auto socket = rec.socket(0);
+  int sent = 0;
+  for (; sent < 400 && rec.closes == 0; ++sent) {
+    socket->send(big);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  CHECK(eventually([&] { return rec.closes == 1; }));
+  CHECK(sent < 400);
+  auto cli = httplib::Client("127.0.0.1", server.port());
+  cli.set_read_timeout(5, 0);
+  auto res = cli.Get("/still-there");
+  REQUIRE(res);
+  CHECK(res->status == 200);
+}
+
 TEST_CASE("a message over max_message_bytes closes the socket with 1009") {
   recorder rec;
   auto options = echo_options(rec);

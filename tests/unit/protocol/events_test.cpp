@@ -21,11 +21,11 @@ namespace {
 
 // One of each event type the capabilities declare.
 std::vector<event> one_of_each() {
-  return {slider_change{},  assignment_change{}, mute_change{},       volume_change{},
-          profile_change{}, macro_executed{},    macro_page_change{}, macros_change{},
-          device_status{},  audio_status{},      smarthome_change{},  smarthome_status{},
-          stream_change{},  stream_status{},     music_change{},      plugin_status{},
-          serial_raw{},     device_input{}};
+  return {slider_change{},    assignment_change{},      mute_change{},       volume_change{},
+          profile_change{},   macro_executed{},         macro_page_change{}, macros_change{},
+          macro_change{},     macro_page_name_change{}, device_status{},     audio_status{},
+          smarthome_change{}, smarthome_status{},       stream_change{},     stream_status{},
+          music_change{},     plugin_status{},          serial_raw{},        device_input{}};
 }
 
 event_kind_list declared(const std::vector<event>& events) {
@@ -73,10 +73,11 @@ TEST_CASE("client_kinds are the kinds of the declared events clients see") {
     CAPTURE(e.wire_name());
     CHECK(clients.test(e.kind().index) == e.for_clients());
   }
-  CHECK(clients == kinds_of<slider_change, assignment_change, mute_change, volume_change,
-                            profile_change, macro_executed, macro_page_change, macros_change,
-                            device_status, audio_status, smarthome_change, smarthome_status,
-                            stream_change, stream_status, music_change, plugin_status>());
+  CHECK(clients ==
+        kinds_of<slider_change, assignment_change, mute_change, volume_change, profile_change,
+                 macro_executed, macro_page_change, macros_change, macro_change,
+                 macro_page_name_change, device_status, audio_status, smarthome_change,
+                 smarthome_status, stream_change, stream_status, music_change, plugin_status>());
   CHECK_FALSE(event(serial_raw{}).for_clients());
   CHECK_FALSE(event(device_input{}).for_clients());
   // An event a row does not declare reaches no client.
@@ -88,6 +89,15 @@ TEST_CASE("a macro outcome names its error only when it failed") {
         nlohmann::json{{"page", 1}, {"index", 4}, {"name", "Mic"}, {"ok", true}});
   CHECK(macro_executed{0, 0, "Web", false, "HTTP 500"}.to_json()["error"] == "HTTP 500");
   CHECK(macro_page_change{3}.to_json() == nlohmann::json{{"page", 3}});
+}
+
+TEST_CASE("an event may name the smaller event that carries its change; most name none") {
+  CHECK(event(slider_change{1, 2}).replaced_by().empty());
+  CHECK(event(macros_change{nlohmann::json::object()}).replaced_by().empty());
+  CHECK(event(macros_change{nlohmann::json::object(), macro_change::wire_name}).replaced_by() ==
+        "macro_change");
+  CHECK(macro_page_name_change{1, "Games"}.to_json() ==
+        nlohmann::json{{"page", 1}, {"name", "Games"}});
 }
 
 TEST_CASE("the integrations' events carry the API's shapes") {

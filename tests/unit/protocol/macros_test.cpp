@@ -243,3 +243,45 @@ TEST_CASE("a profile's macros: command macros allowed, the current page not part
       macros::parse_profile_macros({{"pages", {{"0", json::array({{{"type", "x"}}})}}}}, error));
   CHECK(error.rfind("pages.0[0].type must be one of", 0) == 0);
 }
+
+TEST_CASE("a macro takes at most 32 KiB as JSON, the 36 of a set at most 1 MiB") {
+  // Two http steps of 16 KiB bodies: each field within its bound, the macro past its own.
+  const json step = {
+      {"type", "http"}, {"url", "http://127.0.0.1:9/"}, {"body", std::string(16 * 1024, 'x')}};
+  const json two = {{"type", "sequence"}, {"steps", {step, step}}};
+  const auto error = refusal(two);
+  CHECK(error.rfind("macro must be at most 32768 bytes as JSON (it is ", 0) == 0);
+  CHECK(refusal({{"type", "sequence"}, {"steps", {step}}}).empty());
+  CHECK(refusal(two, macros::origin::settings) == error);
+
+  std::string key;
+  std::string why;
+  CHECK_FALSE(macros::validate_settings({{"pages", {{"2", json::array({two})}}}}, key, why));
+  CHECK(key == "macros.pages.2[0]");
+  CHECK(why.rfind("must be at most 32768 bytes as JSON", 0) == 0);
+
+  // 36 macros of about 30 KiB: each fits, together they pass 1 MiB (in settings.json and in a
+  // profile alike).
+  const json smaller = {
+      {"type", "http"}, {"url", "http://127.0.0.1:9/"}, {"body", std::string(15 * 1024, 'x')}};
+  const json one = {{"type", "sequence"}, {"steps", {smaller, smaller}}};
+  CHECK(refusal(one).empty());
+  json pages = json::object();
+  for (const char* p : {"0", "1", "2", "3"})
+    pages[p] = json(9, one);
+  CHECK_FALSE(macros::validate_settings({{"pages", pages}}, key, why));
+  CHECK(key == "macros.pages");
+  CHECK(why.find("at most 1048576 fit") != std::string::npos);
+  CHECK_FALSE(macros::parse_profile_macros({{"pages", pages}}, why));
+  CHECK(why.rfind("pages hold ", 0) == 0);
+  pages["3"] = json::array();
+  CHECK(macros::validate_settings({{"pages", pages}}, key, why));
+
+  auto set = macros::pages_from_settings({{"macros", {{"pages", pages}}}});
+  std::size_t sum = 0;
+  for (const auto& page : set.pages)
+    for (const auto& m : page)
+      sum += m.fields.dump().size();
+  CHECK(macros::set_bytes(set.pages) == sum);
+  CHECK(macros::macro_bytes(set.pages[3][0]) == macro{}.fields.dump().size());
+}

@@ -136,6 +136,23 @@ export function onMacroPageChange({ page }) {
   render();
 }
 
+/** One slot changed (an edit): {page, index, macro}. */
+export function onMacroChange({ page, index, macro }) {
+  if (!macroSet || !macroSet.pages) return;
+  const key = String(page);
+  const slot = Number(index);
+  if (!Array.isArray(macroSet.pages[key]) || !Number.isInteger(slot) || slot < 0 || slot >= SLOT_COUNT) return;
+  macroSet.pages[key][slot] = macro && typeof macro === "object" ? macro : { type: "none" };
+  render();
+}
+
+/** A page was renamed: {page, name}. */
+export function onMacroPageNameChange({ page, name }) {
+  if (!macroSet) return;
+  macroSet.page_names = { ...(macroSet.page_names || {}), [String(page)]: name };
+  render();
+}
+
 export function onMacroExecuted(result) {
   const key = `${result.page}:${result.index}`;
   const button = running.get(key);

@@ -5,7 +5,7 @@ import { io } from "/assets/vendor/socket.io.esm.min.js";
 import { api, goToLogin } from "./net.js";
 import { showError, clearError } from "./dom.js";
 import { setupSliders, renderMixer, onSliderChange, onAssignmentChange, onMuteChange, onVolumeChange } from "./sliders.js";
-import { renderMacros, onMacroPageChange, onMacroExecuted } from "./macros.js";
+import { renderMacros, onMacroPageChange, onMacroExecuted, onMacroChange, onMacroPageNameChange } from "./macros.js";
 import { renderProfiles, onProfileChange } from "./profiles.js";
 import { renderSmarthome, onSmarthomeChange, onSmarthomeStatus } from "./smarthome.js";
 import { renderStream, onStreamChange, onStreamStatus } from "./stream.js";
@@ -37,7 +37,13 @@ function guarded(handler) {
 }
 
 function connect() {
-  const socket = io({ withCredentials: true, reconnectionDelayMax: 5000 });
+  // auth.events: this page reads the per-slot macro events, so an edit does not send it the
+  // whole macro set again (docs/api.md section 3).
+  const socket = io({
+    withCredentials: true,
+    reconnectionDelayMax: 5000,
+    auth: { events: ["macro_change", "macro_page_name_change"] },
+  });
   setDaemonState("connecting");
   socket.on("connect", () => {
     setDaemonState("connected");
@@ -69,6 +75,8 @@ function connect() {
   socket.on("macro_executed", guarded(onMacroExecuted));
   socket.on("macro_page_change", guarded(onMacroPageChange));
   socket.on("macros_change", guarded((set) => renderMacros(set)));
+  socket.on("macro_change", guarded(onMacroChange));
+  socket.on("macro_page_name_change", guarded(onMacroPageNameChange));
   socket.on("profile_change", guarded(onProfileChange));
   socket.on("smarthome_change", guarded(onSmarthomeChange));
   socket.on("smarthome_status", guarded(onSmarthomeStatus));

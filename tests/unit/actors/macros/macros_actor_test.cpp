@@ -496,21 +496,30 @@ TEST_CASE_FIXTURE(macro_fixture, "an edit persists, tells the clients and reache
   std::string error;
   auto value = *m::macros::parse_macro({{"type", "mute"}, {"name", "M"}, {"target", 1}},
                                        m::macros::origin::api, error);
-  auto stored = m::test::ask<m::macro>(hub, macros, m::macro_edit{0, 3, value, true});
-  CHECK(stored.fields == value.fields);
+  auto stored = m::test::ask<m::macro_edit_outcome>(hub, macros, m::macro_edit{0, 3, value, true});
+  CHECK(stored.what == m::macro_edit_outcome::result::stored);
+  CHECK(stored.stored.fields == value.fields);
   CHECK(next_put().second["pages"]["0"][3]["name"] == "M");
+  // The slot first, then the whole set, which clients that read the slot's event do not need.
+  auto slot = as<m::macro_change>(next_published());
+  CHECK(slot.to_json() == nlohmann::json{{"page", 0}, {"index", 3}, {"macro", value.fields}});
   auto change = as<m::macros_change>(next_published());
   CHECK(change.set["pages"]["0"][3]["target"] == 1);
+  CHECK(m::event(change).replaced_by() == "macro_change");
   auto lines = device_lines(10);
   CHECK(lines[4] == "MACRO,3,M,");
   CHECK(view->load()->set.pages[0][3].type() == "mute");
 
   // Another page: persisted and told, but the device shows page 0 and hears nothing.
-  m::test::ask<m::macro>(hub, macros, m::macro_edit{2, 0, value, true});
+  m::test::ask<m::macro_edit_outcome>(hub, macros, m::macro_edit{2, 0, value, true});
   next_put();
+  as<m::macro_change>(next_published());
   as<m::macros_change>(next_published());
   CHECK(m::test::ask<std::string>(hub, macros, m::macro_page_rename{2, "Games"}) == "Games");
   CHECK(next_put().second["page_names"]["2"] == "Games");
+  CHECK(as<m::macro_page_name_change>(next_published()).to_json() ==
+        nlohmann::json{{"page", 2}, {"name", "Games"}});
+  CHECK(m::event(as<m::macros_change>(next_published())).replaced_by() == "macro_page_name_change");
   bool quiet = true;
   device->receive([&](const protocol::host_command&) { quiet = false; },
                   caf::after(100ms) >> [] {});
@@ -522,12 +531,54 @@ TEST_CASE_FIXTURE(macro_fixture, "from the API a command macro is deleted, never
   std::string error;
   auto mute =
       *m::macros::parse_macro({{"type", "mute"}, {"target", 1}}, m::macros::origin::api, error);
-  auto kept = m::test::ask<m::macro>(hub, macros, m::macro_edit{0, 0, mute, true});
-  CHECK(kept.type() == "command");
+  auto kept = m::test::ask<m::macro_edit_outcome>(hub, macros, m::macro_edit{0, 0, mute, true});
+  CHECK(kept.what == m::macro_edit_outcome::result::kept_command);
+  CHECK(kept.stored.type() == "command");
   CHECK(view->load()->set.pages[0][0].type() == "command");
-  auto emptied = m::test::ask<m::macro>(hub, macros, m::macro_edit{0, 0, m::macro{}, true});
-  CHECK(emptied.type() == "none");
+  auto emptied =
+      m::test::ask<m::macro_edit_outcome>(hub, macros, m::macro_edit{0, 0, m::macro{}, true});
+  CHECK(emptied.stored.type() == "none");
   CHECK(view->load()->set.pages[0][0].type() == "none");
+}
+
+TEST_CASE_FIXTURE(macro_fixture, "an edit past the set's bound is refused and changes nothing") {
+  start();
+  // Sequences of two http steps with 15 KiB bodies: about 30 KiB each, under the macro's own
+  // 32 KiB, so that fewer than 36 of them fill the set's 1 MiB.
+  std::string error;
+  auto big = [&](char c) {
+    const json step = {
+        {"type", "http"}, {"url", "http://127.0.0.1:9/"}, {"body", std::string(15 * 1024, c)}};
+    auto parsed = m::macros::parse_macro({{"type", "sequence"}, {"steps", {step, step}}},
+                                         m::macros::origin::api, error);
+    REQUIRE_MESSAGE(parsed, error);
+    return *parsed;
+  };
+  const auto one = m::macros::macro_bytes(big('a'));
+  REQUIRE(one <= m::macros::max_macro_bytes);
+  const std::size_t fit = m::macros::max_set_bytes / one;
+  REQUIRE(fit < 36);
+  for (std::size_t i = 0; i < fit; ++i) {
+    auto out = m::test::ask<m::macro_edit_outcome>(
+        hub, macros,
+        m::macro_edit{static_cast<int>(i / 9), static_cast<int>(i % 9), big('a'), true});
+    REQUIRE(out.what == m::macro_edit_outcome::result::stored);
+  }
+  const int page = static_cast<int>(fit / 9);
+  const int index = static_cast<int>(fit % 9);
+  auto refused =
+      m::test::ask<m::macro_edit_outcome>(hub, macros, m::macro_edit{page, index, big('b'), true});
+  CHECK(refused.what == m::macro_edit_outcome::result::set_too_large);
+  CHECK(refused.set_bytes > m::macros::max_set_bytes);
+  CHECK(refused.stored.empty());
+  CHECK(view->load()->set.pages[page][index].empty());
+  CHECK(m::macros::set_bytes(view->load()->set.pages) <= m::macros::max_set_bytes);
+  // Emptying a slot always works, and makes room.
+  auto emptied =
+      m::test::ask<m::macro_edit_outcome>(hub, macros, m::macro_edit{0, 0, m::macro{}, true});
+  CHECK(emptied.what == m::macro_edit_outcome::result::stored);
+  CHECK(m::test::ask<m::macro_edit_outcome>(hub, macros, m::macro_edit{page, index, big('b'), true})
+            .what == m::macro_edit_outcome::result::stored);
 }
 
 TEST_CASE_FIXTURE(macro_fixture, "a profile's macros replace the pages and keep the current page") {

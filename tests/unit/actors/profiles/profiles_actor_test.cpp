@@ -258,3 +258,98 @@ TEST_CASE_FIXTURE(profiles_fixture, "a current_profile naming no profile falls b
   CHECK_FALSE(again.current_changed);
   CHECK(again.profiles.size() == 1);
 }
+
+namespace {
+
+// A macro set of about `kib` KiB (the view is what the macro actor published; not validated here).
+mixerd::macros_view macros_of_kib(std::size_t kib) {
+  mixerd::macros_view pages;
+  pages.set = mixerd::macros::default_pages();
+  const std::size_t per_slot = kib * 1024 / 36;
+  for (auto& page : pages.set.pages)
+    for (auto& slot : page)
+      slot.fields = {{"type", "http"},   {"name", "Hook"},
+                     {"icon", ""},       {"url", "http://127.0.0.1:9/"},
+                     {"method", "POST"}, {"body", std::string(per_slot, 'x')}};
+  return pages;
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(profiles_fixture, "at most 100 profiles: a create past them is refused, 507") {
+  start();
+  for (int i = 1; i < 100; ++i)
+    REQUIRE(ask(mixerd::profile_create{"P" + std::to_string(i), ""}).what == result::ok);
+  auto refused = ask(mixerd::profile_create{"One more", ""});
+  CHECK(refused.what == result::too_many);
+  CHECK(profiles::status_of(refused.what) == 507);
+  CHECK(refused.error == "There are 100 profiles; at most 100 are kept: delete one first");
+  CHECK(names().size() == 100);
+  // A save or a rename needs no room; a delete makes some.
+  CHECK(ask(mixerd::profile_save{"P1", std::nullopt, "P1 renamed"}).what == result::ok);
+  CHECK(ask(mixerd::profile_delete{"P2"}).what == result::ok);
+  CHECK(ask(mixerd::profile_create{"One more", ""}).what == result::ok);
+}
+
+TEST_CASE_FIXTURE(profiles_fixture,
+                  "a profile past 2 MiB is refused, 507, and nothing is written") {
+  start();
+  macros_state->store(macros_of_kib(2100));
+  auto refused = ask(mixerd::profile_create{"Huge", ""});
+  CHECK(refused.what == result::too_large);
+  CHECK(profiles::status_of(refused.what) == 507);
+  CHECK(refused.error.rfind("Profile 'Huge' would take ", 0) == 0);
+  CHECK(ask(mixerd::profile_save{"Default", std::nullopt, std::nullopt}).what == result::too_large);
+  CHECK(files() == std::vector<std::string>{"Default.json"});
+}
+
+TEST_CASE_FIXTURE(profiles_fixture, "writes past 16 MiB a minute are refused, 429, with a wait") {
+  start();
+  macros_state->store(macros_of_kib(1000));  // about 1 MiB a file
+  int written = 0;
+  profile_outcome out;
+  for (; written < 40; ++written) {
+    out = ask(mixerd::profile_create{"P" + std::to_string(written), ""});
+    if (out.what != result::ok) break;
+  }
+  CHECK(out.what == result::too_fast);
+  CHECK(profiles::status_of(out.what) == 429);
+  // 16 MiB of files of about 1 MiB (Default was made at start, outside the budget).
+  CHECK(written >= 15);
+  CHECK(written <= 17);
+  // The first of them leaves the window a minute after it was written.
+  CHECK(out.retry_after >= 30);
+  CHECK(out.retry_after <= 60);
+  CHECK(out.error.find("at most 16 MiB of profile files a minute") != std::string::npos);
+  // A refused write wrote nothing.
+  CHECK(names().size() == static_cast<std::size_t>(written) + 1);
+  CHECK(files().size() == static_cast<std::size_t>(written) + 1);
+}
+
+TEST_CASE_FIXTURE(profiles_fixture,
+                  "saves close together are written once, with the latest state") {
+  start();
+  REQUIRE(ask(mixerd::profile_create{"Live", ""}).what == result::ok);
+  // Written a moment ago: the saves below wait for the next tick and are answered together.
+  std::vector<decltype(client->request(actor, std::chrono::seconds(5), mixerd::profile_save{}))>
+      asked;
+  for (int volume = 1; volume <= 5; ++volume) {
+    set_volume(volume * 10);
+    asked.push_back(client->request(actor, std::chrono::seconds(5),
+                                    mixerd::profile_save{"Live", std::nullopt, std::nullopt}));
+  }
+  std::vector<json> answers;
+  for (auto& handle : asked)
+    handle.receive([&](const profile_outcome& out) { answers.push_back(out.body); },
+                   [&](caf::error& e) { FAIL(caf::to_string(e)); });
+  REQUIRE(answers.size() == 5);
+  for (const auto& body : answers)
+    CHECK(body == answers.back());  // one write: every answer names the same file
+  CHECK(ask(mixerd::profile_get{"Live"}).body["volume"] == 50);
+  // A request of another kind sees the held saves written first.
+  set_volume(70);
+  client->send(actor, mixerd::profile_save{"Live", std::nullopt, std::nullopt});
+  CHECK(ask(mixerd::profile_get{"Live"}).body["volume"] == 70);
+  REQUIRE(
+      receive_within(client, [&](const profile_outcome& out) { CHECK(out.what == result::ok); }));
+}
