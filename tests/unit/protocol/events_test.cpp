@@ -91,7 +91,7 @@ TEST_CASE("a macro outcome names its error only when it failed") {
   CHECK(macro_page_change{3}.to_json() == nlohmann::json{{"page", 3}});
 }
 
-TEST_CASE("an event may name the smaller event that carries its change; most name none") {
+TEST_CASE("an event may name the smaller event that carries its change, most name none") {
   CHECK(event(slider_change{1, 2}).replaced_by().empty());
   CHECK(event(macros_change{nlohmann::json::object()}).replaced_by().empty());
   CHECK(event(macros_change{nlohmann::json::object(), macro_change::wire_name}).replaced_by() ==
