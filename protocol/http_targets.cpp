@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "protocol/network.hpp"
+#include "protocol/validation.hpp"
 
 namespace mixerd::http_targets {
 
@@ -67,15 +68,10 @@ bool own_port(const rule& r, int port) {
   return std::find(r.own_ports.begin(), r.own_ports.end(), port) != r.own_ports.end();
 }
 
+// A port written as decimal digits from 1 to 65535 (the path rule of validation.hpp).
 std::optional<int> port_of(std::string_view text) {
-  if (text.empty() || text.size() > 5) return std::nullopt;
-  int port = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    port = port * 10 + (c - '0');
-  }
-  if (port < 1 || port > 65535) return std::nullopt;
-  return port;
+  std::string ignored;
+  return validation::index_segment(text, "port", 1, 65535, ignored);
 }
 
 // One entry's text; "" when it reads, else the problem.

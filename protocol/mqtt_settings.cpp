@@ -22,16 +22,10 @@ bool is_host_char(char c) {
   return is_id_char(c) || c == '.';
 }
 
-// A port written as 1 to 5 digits from 1 to 65535.
+// A port written as decimal digits from 1 to 65535 (the path rule of validation.hpp).
 std::optional<int> port_of(std::string_view text) {
-  if (text.empty() || text.size() > 5) return std::nullopt;
-  int port = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    port = port * 10 + (c - '0');
-  }
-  if (port < 1 || port > 65535) return std::nullopt;
-  return port;
+  std::string ignored;
+  return validation::index_segment(text, "port", 1, 65535, ignored);
 }
 
 // Splits mqtt://host[:port] or mqtts://host[:port] (an IPv6 literal in brackets; an optional
