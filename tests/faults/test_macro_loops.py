@@ -9,7 +9,7 @@ import time
 
 from fault_support import figures, scaled, stop_cleanly
 from integration_harness import daemon_factory, data_dir  # noqa: F401 (fixtures)
-from integration_harness import macro_set
+from integration_harness import get_json, macro_set, wait_until
 from macro_support import Relay, outcomes, start_with_macros, trigger, write_settings
 
 PAIRS = scaled(8, 4)
@@ -39,7 +39,9 @@ def start_loops(daemon_factory, data_dir, forward_depth, pairs):
     write_settings(data_dir, {"macros": macro_set(slots),
                               "http_macro_allow": [f"127.0.0.1:{relay.port}"]})
     daemon.proc.send_signal(1)
-    daemon.wait_log("reloaded " + data_dir, timeout=10)
+    # The macro actor has read the reload once its view shows the slots.
+    wait_until(lambda: get_json(daemon, "/api/macros")["pages"]["0"][0]["name"] == "Loop 0",
+               timeout=10, what="the reloaded slots")
     return daemon, relay
 
 
