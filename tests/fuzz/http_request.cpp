@@ -121,9 +121,10 @@ struct world {
         sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
         actor(sys, io),
         capabilities(sys, dir) {
-    listeners.push_back({http::listener_kind::controller,
-                         http::make_router(runner, actor, controller_policy),
-                         {200, 201, 204, 400, 401, 403, 404, 405, 409, 429, 500, 503}});
+    listeners.push_back(
+        {http::listener_kind::controller,
+         http::make_router(runner, actor, controller_policy),
+         {200, 201, 204, 400, 401, 403, 404, 405, 409, 413, 415, 429, 500, 503, 507, 508}});
     listeners.push_back({http::listener_kind::toast,
                          http::make_router(runner, actor, notification_policy),
                          {200, 400, 401, 404, 405, 429, 503}});
