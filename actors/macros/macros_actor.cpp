@@ -152,17 +152,23 @@ void log_refusal(self_ptr self, const macro_trigger_outcome& out, int index, std
             ") refused: ", why, " (logged once a minute)");
 }
 
+// "ran more than 10 times in 2 s", as the budget says.
+std::string over(const macros::run_budget& budget) {
+  return "ran more than " + std::to_string(budget.runs) + " times in " +
+         std::to_string(budget.window.count()) + " s";
+}
+
 // The run budgets (protocol/README.md, "Macros"): 0 when the run may start, else the seconds
 // until there is room (nothing is counted then).
-int over_budget(self_ptr self, int page, int index, std::string_view& why) {
+int over_budget(self_ptr self, int page, int index, std::string& why) {
   auto& st = self->state;
   const auto now = rate_limiter::clock::now();
   if (auto wait = st.slot_budget.admit(std::to_string(page) + ":" + std::to_string(index), now)) {
-    why = "the slot ran more than 10 times in 2 s";
+    why = "the slot " + over(macros::slot_runs);
     return wait;
   }
   if (auto wait = st.daemon_budget.admit("all", now)) {
-    why = "macros ran more than 20 times in 1 s";
+    why = "macros " + over(macros::daemon_runs);
     return wait;
   }
   return 0;
@@ -188,10 +194,12 @@ macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
   }
   if (req.depth > macros::max_run_depth) {
     out.what = macro_trigger_outcome::result::too_deep;
-    log_refusal(self, out, req.index, "asked through a chain of more than 4 macro runs");
+    log_refusal(self, out, req.index,
+                "asked through a chain of more than " + std::to_string(macros::max_run_depth) +
+                    " macro runs");
     return out;
   }
-  std::string_view why;
+  std::string why;
   if (auto wait = over_budget(self, out.page, req.index, why)) {
     out.what = macro_trigger_outcome::result::too_often;
     out.retry_after = wait;
