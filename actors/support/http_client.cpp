@@ -132,10 +132,19 @@ class exchange final : public std::enable_shared_from_this<exchange<Tls>> {
   void read() {
     parser_.header_limit(static_cast<std::uint32_t>(spec_.max_header_bytes));
     parser_.body_limit(spec_.max_body_bytes);
-    bhttp::async_read(stream_, buffer_, parser_,
-                      [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-                        self->on_read(ec);
-                      });
+    bhttp::async_read_header(
+        stream_, buffer_, parser_,
+        [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+          if (self->ended_) return;
+          if (ec) return self->on_read(ec);
+          // Beast 1.74 checks a declared length against the limit only when body bytes came in
+          // the same read as the header: refused here, the outcome does not hang on the timing.
+          if (auto declared = self->parser_.content_length();
+              declared && *declared > self->spec_.max_body_bytes)
+            return self->on_read(bhttp::error::body_limit);
+          bhttp::async_read(self->stream_, self->buffer_, self->parser_,
+                            [self](beast::error_code ec, std::size_t) { self->on_read(ec); });
+        });
   }
 
   void on_read(beast::error_code ec) {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/streambuf.hpp>
 #include <boost/asio/write.hpp>
@@ -122,6 +123,23 @@ TEST_CASE("http client: a body that never ends is cut at its limit and the socke
   CHECK(server.finished.get_future().wait_for(5s) == std::future_status::ready);
 }
 
+TEST_CASE("http client: a declared length past the body limit is refused before any body") {
+  test::io_thread io;
+  http_client client(io.io, 4);
+  // The header comes alone and the body never does: the declared length alone decides.
+  scripted_server server([](tcp::socket& s) {
+    net::write(s, net::buffer(std::string("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")));
+    char byte;
+    boost::system::error_code ec;
+    net::read(s, net::buffer(&byte, 1), ec);  // until the client closes
+  });
+  const auto started = std::chrono::steady_clock::now();
+  auto answer = fetch(client, to(server.port(), 5000ms));
+  CHECK(answer.failed == failure::too_large);
+  CHECK(answer.detail.find("body") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - started < 2s);
+}
+
 TEST_CASE("http client: header lines that never end are cut at the header limit") {
   test::io_thread io;
   http_client client(io.io, 4);
@@ -139,7 +157,7 @@ TEST_CASE("http client: a server that trickles is cut off at the deadline") {
   test::io_thread io;
   http_client client(io.io, 4);
   scripted_server server([](tcp::socket& s) {
-    net::write(s, net::buffer(std::string("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")));
+    net::write(s, net::buffer(std::string("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")));
     boost::system::error_code ec;
     for (int i = 0; i < 400 && !ec; ++i) {
       net::write(s, net::buffer(std::string("x")), ec);
