@@ -30,9 +30,10 @@ test_packages+=(iproute2 wrk)
 test_packages+=(xvfb python3-xlib)
 # The integrations' tests: real OBS Studio (with its built-in obs-websocket) under Xvfb, real mpv
 # with mpv-mpris on a private D-Bus playing a tone made by sox, playerctl to drive it, and
-# python3-websockets for the Home Assistant fake and for checking OBS through its own API.
+# python3-websockets for the Home Assistant fake and for checking OBS through its own API;
+# python3-dbus and python3-gi for a player that is slow to start (tests/integration).
 test_packages+=(obs-studio xauth libgl1-mesa-dri mpv mpv-mpris dbus-daemon sox playerctl
-  python3-websockets)
+  python3-websockets python3-dbus python3-gi)
 # The web controller's tests drive Debian's Chromium headless through npm's playwright-core.
 test_packages+=(chromium fonts-dejavu-core)
 # Pi and home: a real mosquitto broker with its clients, a private Avahi daemon with avahi-browse,

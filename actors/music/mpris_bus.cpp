@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -352,6 +353,7 @@ class session final : public mpris_bus, public std::enable_shared_from_this<sess
 
   // Reads both interfaces of a player (its Identity first) and reports them as one update.
   void fetch(const std::string& name) {
+    fetching_.insert(name);
     auto append_interface = [](const char* interface) {
       return [interface](sd_bus_message* m) { return sd_bus_message_append(m, "s", interface); };
     };
@@ -366,7 +368,10 @@ class session final : public mpris_bus, public std::enable_shared_from_this<sess
           call_async(
               name.c_str(), music::object_path.data(), properties_interface, "GetAll",
               [this, update](sd_bus_message* reply) mutable {
-                if (!reply_error(reply).empty()) return;  // not a player after all, or gone
+                fetching_.erase(update.name);
+                // Not a player after all, gone, or too slow: read again on its next signal.
+                if (!reply_error(reply).empty()) return;
+                read_.insert(update.name);
                 if (const char* sender = sd_bus_message_get_sender(reply))
                   owners_[update.name] = sender;
                 read_properties(reply, update);
@@ -388,6 +393,7 @@ class session final : public mpris_bus, public std::enable_shared_from_this<sess
     if (!music::is_player_name(name)) return 0;
     if (old_owner && *old_owner) {
       self->owners_.erase(name);
+      self->read_.erase(name);
       caf::anon_send(self->owner_, mpris_player_gone{self->gen_, name});
     }
     if (new_owner && *new_owner) {
@@ -420,7 +426,10 @@ class session final : public mpris_bus, public std::enable_shared_from_this<sess
     }
     for (const auto& [name, unique] : self->owners_) {
       if (unique != sender) continue;
-      if (stale) {
+      // A player not read in full yet (its first read failed) is read now: a partial update
+      // alone would leave it unknown to the owner for good.
+      const bool unread = !self->read_.count(name) && !self->fetching_.count(name);
+      if (stale || unread) {
         self->fetch(name);
       } else if (changed.identity || changed.status || changed.metadata) {
         auto update = changed;
@@ -460,6 +469,8 @@ class session final : public mpris_bus, public std::enable_shared_from_this<sess
   // Well-known player name -> the unique name that owns it (PropertiesChanged comes from the
   // unique name).
   std::map<std::string, std::string> owners_;
+  std::set<std::string> read_;      // players whose full read succeeded
+  std::set<std::string> fetching_;  // players with a full read under way
 };
 
 }  // namespace

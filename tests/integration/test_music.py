@@ -7,6 +7,7 @@ import os
 import queue
 import signal
 import socket
+import subprocess
 import threading
 import time
 
@@ -255,3 +256,31 @@ def test_a_bus_that_accepts_and_stays_silent_holds_nothing_up_and_is_tried_again
         assert music(daemon) == {"connected": False, "state": None}
     finally:
         listener.close()
+
+
+def test_a_player_that_could_not_be_read_at_first_is_read_again_on_its_next_signal(
+        daemon_factory, clients, session_bus, tmp_path):  # noqa: F811
+    daemon, client = start(daemon_factory, clients, session_bus)
+    wait_until(lambda: music(daemon)["connected"], what="connected to the bus")
+    script = os.path.join(os.path.dirname(__file__), "mpris_late_player.py")
+    player = subprocess.Popen(["/usr/bin/python3", script, session_bus.address],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert player.stdout.readline().strip() == "ready"
+        # mixerd reads it as soon as the name appears; both reads fail.
+        assert [player.stdout.readline().strip() for _ in range(2)] == [
+            "refused org.mpris.MediaPlayer2", "refused org.mpris.MediaPlayer2.Player"]
+        assert music(daemon) == {"connected": True, "state": None}
+
+        changes = Changes(client)
+        for command in ("serve", "play"):
+            player.stdin.write(command + "\n")
+            player.stdin.flush()
+            assert player.stdout.readline().strip() == "done " + command
+        late = {"player": "Late Player", "status": "Playing", "title": "Late Tone", "artist": "",
+                "album": "", "art_url": "", "length_ms": 0}
+        assert changes.next(lambda s: s is not None) == late
+        assert music(daemon) == {"connected": True, "state": late}
+    finally:
+        player.kill()
+        player.wait()
