@@ -41,6 +41,8 @@ inline constexpr std::size_t toast_rate_max_requests = 30;  // per address and w
 inline constexpr auto toast_rate_window = std::chrono::seconds(60);
 inline constexpr std::size_t toast_rate_max_addresses = 4096;  // limiter memory bound
 inline constexpr std::size_t toast_history_size = 16;
+// Versions of the configuration kept in DATA_DIR/history/ (docs/api/settings.md).
+inline constexpr std::size_t config_history_size = 50;
 
 // Event fan-out: subscribers of the hub at once (actors, plugin bridges, Socket.IO sessions).
 inline constexpr std::size_t hub_max_subscribers = 4096;

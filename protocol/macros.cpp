@@ -261,7 +261,12 @@ settings_schema::part macros_settings() {
           "The Macro page set: current_page (0-3), page_names (\"0\"-\"3\": 1-32 "
           "characters) and pages (\"0\"-\"3\": up to 9 Macro objects each)"},
          {"properties",
-          {{"current_page", {{"type", "integer"}, {"minimum", 0}, {"maximum", 3}, {"default", 0}}},
+          {{"current_page",
+            {{"type", "integer"},
+             {"minimum", 0},
+             {"maximum", 3},
+             {"default", 0},
+             {settings_schema::live_state, true}}},
            {"page_names", {{"type", "object"}}},
            {"pages", {{"type", "object"}}}}}},
         check_macros},

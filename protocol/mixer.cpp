@@ -176,6 +176,7 @@ settings_schema::part mixer_settings() {
               {"mutes",
                {{"type", "object"},
                 {"description", "The mutes: individual (four booleans) and master"},
+                {settings_schema::live_state, true},
                 {"properties",
                  {{"individual",
                    {{"type", "array"},
@@ -185,8 +186,8 @@ settings_schema::part mixer_settings() {
                   {"master", {{"type", "boolean"}}}}}},
                check_mutes},
               {"master_volume",
-               settings_schema::integer_schema(limits::volume_min, limits::volume_max, 50,
-                                               "The master volume, 0-100"),
+               settings_schema::live(settings_schema::integer_schema(
+                   limits::volume_min, limits::volume_max, 50, "The master volume, 0-100")),
                check_master_volume},
           }};
 }

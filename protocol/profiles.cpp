@@ -389,7 +389,8 @@ settings_schema::part profiles_settings() {
           {{"current_profile",
             {{"type", "string"},
              {"default", "Default"},
-             {"description", "The profile loaded last (the profile actor keeps it)"}}}}};
+             {"description", "The profile loaded last (the profile actor keeps it)"},
+             {settings_schema::live_state, true}}}}};
 }
 
 }  // namespace mixerd

@@ -113,6 +113,11 @@ json integer_schema(long long lo, long long hi, long long fallback, std::string_
           {"description", description}};
 }
 
+json live(json schema) {
+  schema[live_state] = true;
+  return schema;
+}
+
 json boolean_schema(bool fallback, std::string_view description) {
   return {{"type", "boolean"}, {"default", fallback}, {"description", description}};
 }

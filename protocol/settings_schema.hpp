@@ -79,6 +79,13 @@ std::vector<std::string> take_cleared(nlohmann::json& settings);
 
 // ---- Helpers of the capabilities' parts ---------------------------------------------------------
 
+// The annotation of a value that is live state the controls change all the time (the mutes, the
+// master volume, the current page and profile) rather than configuration: the history keeps no
+// version for a change of it alone (protocol/settings_api.hpp).
+inline constexpr const char* live_state = "x-live";
+// `schema` with the live_state annotation.
+nlohmann::json live(nlohmann::json schema);
+
 // {"type": "integer", "minimum", "maximum", "default", "description"}.
 nlohmann::json integer_schema(long long lo, long long hi, long long fallback,
                               std::string_view description);

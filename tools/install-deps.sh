@@ -18,7 +18,9 @@ build_packages+=(libmosquitto-dev libavahi-client-dev dpkg-dev)
 # The integration tests drive the Socket.IO server with Debian's python-socketio (requests for
 # polling, websocket-client for websocket) and with socket.io-client from npm (node). The audio
 # tests run a real PulseAudio daemon and check it with pactl (pulseaudio-utils).
-test_packages=(python3 python3-pytest python3-socketio python3-websocket python3-requests nodejs npm openssl
+# python3-jsonschema checks the settings' schema (draft 2020-12) and files against it.
+test_packages=(python3 python3-pytest python3-socketio python3-websocket python3-requests
+  python3-jsonschema nodejs npm openssl
   pulseaudio pulseaudio-utils)
 # The fuzz targets are built with clang's libFuzzer (its runtime is in libclang-rt-14-dev) and
 # replayed on their corpora in every test run.

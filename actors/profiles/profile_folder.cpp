@@ -140,13 +140,4 @@ std::error_code remove(const std::string& folder, const std::string& name) {
   return {};
 }
 
-std::string local_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm local{};
-  ::localtime_r(&now, &local);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &local);
-  return text;
-}
-
 }  // namespace mixerd::profile_folder

@@ -44,7 +44,4 @@ std::error_code remove(const std::string& folder, const std::string& name);
 // The path of a profile's file, for log lines.
 std::string path_of(const std::string& folder, const std::string& name);
 
-// Now as local time, ISO 8601 without zone, to the second: "2026-11-24T12:20:29".
-std::string local_timestamp();
-
 }  // namespace mixerd::profile_folder

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "actors/profiles/profile_folder.hpp"
+#include "actors/support/local_time.hpp"
 #include "actors/support/log.hpp"
 
 namespace mixerd {
@@ -276,7 +277,7 @@ outcome create(self_ptr self, const profile_create& req) {
   profiles::profile_file file;
   file.name = req.name;
   file.icon = req.icon;
-  file.created = file.updated = profile_folder::local_timestamp();
+  file.created = file.updated = local_timestamp();
   file.content = current_content(st.wiring);
   const auto text = profiles::serialize(file);
   if (auto no = write_refusal(self, file.name, text)) return std::move(*no);
@@ -292,7 +293,7 @@ outcome create(self_ptr self, const profile_create& req) {
 caf::result<outcome> save_again(self_ptr self, pending_save& held, const profile_save& req) {
   auto file = held.file;
   if (req.icon) file.icon = *req.icon;
-  file.updated = profile_folder::local_timestamp();
+  file.updated = local_timestamp();
   file.content = current_content(self->state.wiring);
   const auto text = profiles::serialize(file);
   if (auto no = write_refusal(self, file.name, text, held.cost)) return std::move(*no);
@@ -319,7 +320,7 @@ caf::result<outcome> save(self_ptr self, const profile_save& req) {
   auto file = std::move(std::get<profiles::profile_file>(old));
   file.name = target;
   if (req.icon) file.icon = *req.icon;
-  file.updated = profile_folder::local_timestamp();
+  file.updated = local_timestamp();
   file.content = current_content(st.wiring);
   const auto text = profiles::serialize(file);
   if (auto no = write_refusal(self, file.name, text)) return std::move(*no);
@@ -392,7 +393,7 @@ profiles_opened open_profiles(const std::string& folder, const nlohmann::json& s
   if (!any_usable && find(out.profiles, default_name) == out.profiles.end()) {
     profiles::profile_file file;
     file.name = default_name;
-    file.created = file.updated = profile_folder::local_timestamp();
+    file.created = file.updated = local_timestamp();
     file.content = initial;
     if (auto ec = profile_folder::write(folder, file)) {
       log::error(component, "cannot write ", profile_folder::path_of(folder, default_name), ": ",

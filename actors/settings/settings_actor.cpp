@@ -5,6 +5,7 @@
 
 #include "actors/support/log.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/settings_api.hpp"
 #include "protocol/settings_schema.hpp"
 
 namespace mixerd {
@@ -20,43 +21,130 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
+// Keeps `before` in the history when `after` changes configuration; a history that cannot be
+// written is logged and the change goes on.
+void keep_version(settings_state& st, const nlohmann::json& before, const nlohmann::json& after,
+                  const std::string& source) {
+  const auto paths = settings_api::configuration_paths(before, after, st.schema);
+  if (paths.empty() || !st.history) return;
+  if (auto ec = st.history->record(before, source, settings_api::summary(paths)))
+    log::warn(component, "cannot keep the version before this change in ", st.history->folder(),
+              ": ", ec.message());
+}
+
 // Locked read-modify-write: re-read the file, lay the pending keys over it, write it back. A
 // guarded key (a secret, an access rule) the file leaves out gets its running value back, so no
 // write of mixerd's ever drops one (settings_schema::keep_guarded). `after_reload`: also when
 // nothing is pending (the reload kept guarded keys, and logged them).
-bool save_pending(settings_state& st, bool after_reload = false) {
-  if (st.pending.empty() && !after_reload) return true;
+// `why`, when given, receives the reason of a failure. A write that changes configuration (not
+// only live state) first keeps the file's version in the history, as `source`'s change.
+bool save_pending(settings_state& st, bool after_reload = false, std::string* why = nullptr,
+                  const std::string& source = "api") {
+  if (st.pending.empty() && st.removed.empty() && !after_reload) return true;
+  auto fail = [why](std::string reason) {
+    log::error(component, reason);
+    if (why) *why = std::move(reason);
+    return false;
+  };
   settings_file::write_lock lock(st.paths.lock());
-  if (!lock.held()) {
-    log::error(component, "cannot lock ", st.paths.lock(), ": ", lock.error().message());
-    return false;
-  }
+  if (!lock.held()) return fail("cannot lock " + st.paths.lock() + ": " + lock.error().message());
   auto on_disk = settings_file::load(st.paths.settings);
-  if (!on_disk.ok()) {
-    // Never overwrite a file the user broke: keep the changes in memory and say so.
-    log::error(component, "not saving, the file is broken: ", on_disk.error);
-    return false;
-  }
+  // Never overwrite a file the user broke: keep the changes in memory and say so.
+  if (!on_disk.ok()) return fail("not saving, the file is broken: " + on_disk.error);
   auto merged = on_disk.settings;
   auto kept = settings_schema::keep_guarded(st.current, merged);
   for (auto& [key, value] : st.pending.items())
     merged[key] = value;
+  for (const auto& key : st.removed)
+    merged.erase(key);
   if (!kept.empty() && !after_reload)
     log::warn(component, st.paths.settings, " left out ", joined(kept),
               ": written back with the running values (null clears a key)");
   if (merged != on_disk.settings) {
+    if (!after_reload) keep_version(st, on_disk.settings, merged, source);
     if (auto ec =
-            settings_file::write_atomically(st.paths.settings, settings_file::serialize(merged))) {
-      log::error(component, "cannot write ", st.paths.settings, ": ", ec.message());
-      return false;
-    }
+            settings_file::write_atomically(st.paths.settings, settings_file::serialize(merged)))
+      return fail("cannot write " + st.paths.settings + ": " + ec.message());
     log::debug(component, "saved ", st.paths.settings);
   }
   // A null the file holds is a clear the next reload applies; the actors never see one.
   settings_schema::take_cleared(merged);
   st.current = std::move(merged);
   st.pending = nlohmann::json::object();
+  st.removed.clear();
   return true;
+}
+
+settings_change_result unwritable(const std::string& why) {
+  return {409, "settings.json cannot be written, nothing changed: " + why, {}};
+}
+
+// Makes `candidate` the settings: refused whole when a changed key needs a trusted caller or the
+// whole fails the checks, else saved at once (pending keys must be saved already).
+settings_change_result apply(settings_state& st, nlohmann::json candidate,
+                             const std::string& source, bool trusted) {
+  std::string why;
+  const auto before = st.current;
+  const auto keys = settings_api::changed_keys(st.current, candidate);
+  if (keys.empty()) return {200, {}, st.current};
+  if (!trusted)
+    if (auto key = settings_api::first_guarded(keys); !key.empty())
+      return {403, settings_api::needs_trust_text(key), {}};
+  if (auto bad = settings_schema::validate(candidate))
+    return {400, bad->key + " " + bad->message, {}};
+  const auto guarded = settings_schema::guarded_keys();
+  for (const auto& key : keys) {
+    if (auto it = candidate.find(key); it != candidate.end())
+      st.pending[key] = *it;
+    else if (std::find(guarded.begin(), guarded.end(), key) != guarded.end())
+      st.pending[key] = nullptr;  // null clears a guarded key; left out, a reload would keep it
+    else
+      st.removed.push_back(key);
+  }
+  if (!save_pending(st, false, &why, source)) {
+    st.pending = nlohmann::json::object();
+    st.removed.clear();
+    return unwritable(why);
+  }
+  // Key paths only: a secret's value never reaches the log.
+  log::info(component, "changed by ", source, ": ",
+            settings_api::summary(settings_api::changed_paths(before, st.current)));
+  return {200, {}, st.current};
+}
+
+// A change through the API: the patch laid over the running settings, refused whole (nothing
+// changed) when a key needs a trusted caller, is no setting, or fails the checks; else saved at
+// once. Pending keys are saved first, so that a refused save leaves nothing of the change behind.
+settings_change_result change(settings_state& st, const settings_change& c) {
+  if (!c.patch.is_object())
+    return {400, "the body must be a JSON object: the settings to change (a JSON merge patch)", {}};
+  std::string why;
+  if (!save_pending(st, false, &why)) return unwritable(why);
+  auto candidate = st.current;
+  settings_api::merge_patch(candidate, c.patch, st.schema);
+  const auto& known = st.schema["properties"];
+  for (const auto& key : settings_api::changed_keys(st.current, candidate))
+    if (!known.contains(key)) return {400, key + " is no setting of this mixerd", {}};
+  return apply(st, std::move(candidate), c.source, c.trusted);
+}
+
+// Back to the version entry `id` kept: the whole file as it was before that change (a key it
+// lacks is removed; a guarded one cleared), checked and applied as any change.
+settings_change_result rollback(settings_state& st, const settings_rollback& r) {
+  auto version = st.history ? st.history->version_before(r.id) : std::nullopt;
+  if (!version) return {404, "There is no history entry " + r.id, {}};
+  std::string why;
+  if (!save_pending(st, false, &why)) return unwritable(why);
+  return apply(st, std::move(*version), "rollback", r.trusted);
+}
+
+nlohmann::json history_json(const settings_state& st) {
+  auto list = nlohmann::json::array();
+  if (st.history)
+    for (const auto& e : st.history->list())
+      list.push_back(
+          {{"id", e.id}, {"time", e.time}, {"source", e.source}, {"summary", e.summary}});
+  return {{"history", std::move(list)}};
 }
 
 // SIGHUP: the file as it is now, with the rule for guarded keys: one it leaves out keeps its
@@ -82,6 +170,7 @@ bool reload(settings_state& st) {
     }
   for (auto& [key, value] : st.pending.items())
     fresh[key] = value;
+  keep_version(st, st.current, fresh, "file");
   st.current = std::move(fresh);
   if (!kept.empty())
     log::warn(component, "reload: ", st.paths.settings, " leaves out ", joined(kept),
@@ -93,12 +182,26 @@ bool reload(settings_state& st) {
   return true;
 }
 
+// Runs a change and, when it changed the settings, tells the watchers as a reload does.
+template <class Change>
+settings_change_result applied(settings_impl::stateful_pointer<settings_state> self, Change run) {
+  auto& st = self->state;
+  const auto before = st.current;
+  auto result = run(st);
+  if (result.status == 200 && st.current != before)
+    for (auto& w : st.watchers)
+      caf::anon_send(w, settings_reloaded{st.current});
+  return result;
+}
+
 }  // namespace
 
 settings_impl::behavior_type settings_behavior(settings_impl::stateful_pointer<settings_state> self,
                                                settings_file::paths paths, nlohmann::json initial) {
   self->state.paths = std::move(paths);
   self->state.current = std::move(initial);
+  self->state.schema = settings_schema::document();
+  self->state.history.emplace(self->state.paths.data_dir + "/history", limits::config_history_size);
   {
     // The daemon's writes and the command line's (set-password, api-key) share this lock, so
     // a temporary file found while holding it is one a kill cut short.
@@ -136,6 +239,11 @@ settings_impl::behavior_type settings_behavior(settings_impl::stateful_pointer<s
           caf::anon_send(w, settings_reloaded{st.current});
         return true;
       },
+      [self](settings_change& c) { return applied(self, [&](auto& st) { return change(st, c); }); },
+      [self](settings_rollback& r) {
+        return applied(self, [&](auto& st) { return rollback(st, r); });
+      },
+      [self](settings_history_request) { return history_json(self->state); },
       [self](watch_atom, caf::actor watcher) {
         self->monitor(watcher);
         self->state.watchers.push_back(std::move(watcher));

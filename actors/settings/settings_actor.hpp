@@ -8,8 +8,11 @@
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "actors/settings/config_history.hpp"
 #include "actors/support/capability.hpp"
 #include "actors/support/settings_file.hpp"
 #include "protocol/settings.hpp"
@@ -20,6 +23,9 @@ struct settings_state {
   settings_file::paths paths;
   nlohmann::json current = nlohmann::json::object();
   nlohmann::json pending = nlohmann::json::object();  // keys changed since the last save
+  std::vector<std::string> removed;  // keys to leave out of the file at the next save
+  nlohmann::json schema;             // settings_schema::document(), made once
+  std::optional<config_history> history;
   bool flush_scheduled = false;
   std::vector<caf::actor> watchers;
   static inline const char* name = "settings";

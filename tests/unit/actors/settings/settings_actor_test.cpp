@@ -61,6 +61,12 @@ struct settings_fixture : actor_fixture {
   }
 
   json on_disk() { return json::parse(read_file(paths.settings)); }
+
+  mixerd::settings_change_result change(const settings_actor& settings, json patch,
+                                        bool trusted = true) {
+    return mixerd::test::ask<mixerd::settings_change_result>(
+        self, settings, mixerd::settings_change{std::move(patch), "api", trusted});
+  }
 };
 
 json next_reload(caf::scoped_actor& watcher) {
@@ -343,4 +349,125 @@ TEST_CASE_FIXTURE(settings_fixture, "settings actor save writes back a guarded k
   CHECK(disk["auth_enabled"] == true);
   CHECK(disk["stream"]["password"] == "obs-secret");
   CHECK(disk["metrics_token"].is_null());  // the user's clear waits for the reload
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "a change is saved at once, told to watchers, and answered") {
+  auto settings = start({{"master_volume", 50}, {"custom", 1}});
+  caf::scoped_actor watcher{sys};
+  self->send(settings, watch_atom_v, caf::actor_cast<caf::actor>(watcher));
+  // A pending key of an actor is saved with it, first.
+  put(settings, "mutes", {{"individual", {true, false, false, false}}, {"master", false}});
+  auto out = change(settings, {{"master_volume", 70}, {"log_level", "debug"}});
+  CHECK(out.status == 200);
+  CHECK(out.settings["master_volume"] == 70);
+  CHECK(on_disk()["master_volume"] == 70);
+  CHECK(on_disk()["log_level"] == "debug");
+  CHECK(on_disk()["mutes"]["individual"][0] == true);
+  CHECK(on_disk()["custom"] == 1);
+  CHECK(next_reload(watcher)["master_volume"] == 70);
+  // null removes a key that is no secret: its default applies.
+  CHECK(change(settings, {{"log_level", nullptr}}).status == 200);
+  CHECK_FALSE(on_disk().contains("log_level"));
+  CHECK_FALSE(next_reload(watcher).contains("log_level"));
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "a refused change changes nothing, in memory or on disk") {
+  const json initial = {{"master_volume", 50}};
+  auto settings = start(initial);
+  const auto before = read_file(paths.settings);
+  auto bad = change(settings, {{"master_volume", 150}, {"log_level", "debug"}});
+  CHECK(bad.status == 400);
+  CHECK(bad.error == "master_volume must be an integer from 0 to 100");
+  CHECK(change(settings, {{"nonsense", 1}}).error == "nonsense is no setting of this mixerd");
+  CHECK(change(settings, json::array()).status == 400);
+  auto untrusted = change(settings, {{"mqtt", {{"url", "mqtt://x"}}}}, false);
+  CHECK(untrusted.status == 403);
+  CHECK(untrusted.error.rfind("mqtt holds a secret or an access rule", 0) == 0);
+  CHECK(read_file(paths.settings) == before);
+  CHECK(get(settings) == initial);
+  // The same change from a trusted caller is taken; a key that is no secret needs no trust.
+  CHECK(change(settings, {{"mqtt", {{"url", "mqtt://x"}}}}).status == 200);
+  CHECK(change(settings, {{"master_volume", 10}}, false).status == 200);
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "a change is refused with 409 while the file is broken") {
+  auto settings = start({{"master_volume", 50}});
+  write_file(paths.settings, broken_text);
+  auto out = change(settings, {{"master_volume", 60}});
+  CHECK(out.status == 409);
+  CHECK(out.error.find("broken") != std::string::npos);
+  CHECK(read_file(paths.settings) == broken_text);
+  CHECK(get(settings)["master_volume"] == 50);
+  // Once the file is mended, nothing of the refused change comes back with the next save.
+  write_file(paths.settings, settings_file::serialize({{"master_volume", 50}}));
+  put(settings, "log_level", "warn");
+  CHECK(flush(settings));
+  CHECK(on_disk()["master_volume"] == 50);
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "null on a guarded key writes null: a reload clears it too") {
+  auto settings = start({{"mqtt", {{"url", "mqtt://x"}}}});
+  CHECK(change(settings, {{"mqtt", nullptr}}).status == 200);
+  CHECK(on_disk()["mqtt"].is_null());
+  CHECK_FALSE(get(settings).contains("mqtt"));
+  CHECK(reload(settings));
+  CHECK_FALSE(get(settings).contains("mqtt"));
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "every change of configuration keeps the version before it") {
+  auto settings = start({{"master_volume", 50}, {"log_level", "info"}});
+  auto history = [&] {
+    return mixerd::test::ask<json>(self, settings, mixerd::settings_history_request{})["history"];
+  };
+  CHECK(history().empty());
+  // Live state alone (the master volume, the mutes) keeps no version.
+  CHECK(change(settings, {{"master_volume", 60}}).status == 200);
+  put(settings, "mutes", {{"individual", {true, false, false, false}}, {"master", false}});
+  CHECK(flush(settings));
+  CHECK(history().empty());
+  CHECK(change(settings, {{"log_level", "debug"}}).status == 200);
+  auto list = history();
+  REQUIRE(list.size() == 1);
+  CHECK(list[0]["source"] == "api");
+  CHECK(list[0]["summary"] == "log_level");
+  // A reload that changes configuration is a change of the file's.
+  auto edited = on_disk();
+  edited["log_level"] = "warn";
+  write_file(paths.settings, settings_file::serialize(edited));
+  CHECK(reload(settings));
+  list = history();
+  REQUIRE(list.size() == 2);
+  CHECK(list[0]["source"] == "file");
+
+  // Back to before the API's change: log_level info again; the rollback is an entry itself.
+  const auto id = list[1]["id"].get<std::string>();
+  auto out = mixerd::test::ask<mixerd::settings_change_result>(self, settings,
+                                                               mixerd::settings_rollback{id, true});
+  CHECK(out.status == 200);
+  CHECK(on_disk()["log_level"] == "info");
+  CHECK(get(settings)["log_level"] == "info");
+  list = history();
+  REQUIRE(list.size() == 3);
+  CHECK(list[0]["source"] == "rollback");
+  CHECK(list[0]["summary"] == "log_level");
+  // ... which can be undone in turn.
+  out = mixerd::test::ask<mixerd::settings_change_result>(
+      self, settings, mixerd::settings_rollback{list[0]["id"].get<std::string>(), true});
+  CHECK(out.status == 200);
+  CHECK(on_disk()["log_level"] == "warn");
+  CHECK(mixerd::test::ask<mixerd::settings_change_result>(self, settings,
+                                                          mixerd::settings_rollback{"999", true})
+            .status == 404);
+}
+
+TEST_CASE_FIXTURE(settings_fixture, "a rollback that restores a secret needs a trusted caller") {
+  auto settings = start({{"mqtt", {{"url", "mqtt://a"}}}});
+  CHECK(change(settings, {{"mqtt", {{"url", "mqtt://b"}}}}).status == 200);
+  const auto id = mixerd::test::ask<json>(self, settings,
+                                          mixerd::settings_history_request{})["history"][0]["id"]
+                      .get<std::string>();
+  auto out = mixerd::test::ask<mixerd::settings_change_result>(
+      self, settings, mixerd::settings_rollback{id, false});
+  CHECK(out.status == 403);
+  CHECK(on_disk()["mqtt"]["url"] == "mqtt://b");
 }

@@ -1,0 +1,88 @@
+// Routes of the settings API (docs/api/settings.md): the schema of settings.json, the settings
+// with their secrets masked, changes as JSON merge patches, the history and the rollback. The
+// settings actor checks and applies a change; this file only masks what goes out.
+#include "gateways/controller/controller_listener.hpp"
+#include "gateways/http/json_body.hpp"
+#include "protocol/settings.hpp"
+#include "protocol/settings_api.hpp"
+#include "protocol/settings_schema.hpp"
+
+namespace mixerd::controller {
+
+namespace {
+
+// The parts are installed before the listeners start: one document for the process.
+const nlohmann::json& schema() {
+  static const nlohmann::json doc = settings_schema::document();
+  return doc;
+}
+
+void get_schema(http::exchange& x) {
+  reply(x, schema());
+}
+
+void get_settings(http::exchange& x) {
+  x.ask(
+      x.dir.get<settings_actor>(),
+      [respond = x.respond](const nlohmann::json& settings) {
+        respond(http::json_response(200, settings_api::redact(settings, schema())));
+      },
+      caf::get_atom_v);
+}
+
+// The web page says so in a header: the history tells its changes from other clients'.
+std::string source_of(const http::exchange& x) {
+  return x.req.header("X-Mixerd-Source") == "web" ? "web" : "api";
+}
+
+// Asks the settings actor for a change and answers with its outcome, the secrets masked.
+template <class Change>
+void ask_change(http::exchange& x, Change change) {
+  x.ask(
+      x.dir.get<settings_actor>(),
+      [respond = x.respond, errors = x.policy.errors](const settings_change_result& out) {
+        if (out.status != 200) return respond(errors(out.status, out.error));
+        respond(http::json_response(
+            200, {{"success", true}, {"settings", settings_api::redact(out.settings, schema())}}));
+      },
+      std::move(change));
+}
+
+void patch_settings(http::exchange& x) {
+  auto body = body_object(x);
+  if (!body) return;
+  ask_change(x, settings_change{std::move(*body), source_of(x), x.trusted});
+}
+
+void get_history(http::exchange& x) {
+  x.ask(
+      x.dir.get<settings_actor>(),
+      [respond = x.respond](const nlohmann::json& history) {
+        respond(http::json_response(200, history));
+      },
+      settings_history_request{});
+}
+
+void post_rollback(http::exchange& x) {
+  auto body = body_object(x);
+  if (!body) return;
+  auto id = body->find("id");
+  if (id == body->end()) return x.respond(x.error(400, "Missing field: id"));
+  if (!id->is_string() || id->get_ref<const std::string&>().empty() ||
+      id->get_ref<const std::string&>().size() > 20)
+    return x.respond(x.error(400, "id must be the id of a history entry (a string)"));
+  ask_change(x, settings_rollback{id->get<std::string>(), x.trusted});
+}
+
+const http::route_registration routes{http::listener_kind::controller,
+                                      {
+                                          {"GET", "/api/settings/schema", true, get_schema},
+                                          {"GET", "/api/settings", true, get_settings},
+                                          {"PATCH", "/api/settings", true, patch_settings},
+                                          {"GET", "/api/config/history", true, get_history},
+                                          {"POST", "/api/config/rollback", true, post_rollback},
+                                      }};
+
+}  // namespace
+
+}  // namespace mixerd::controller

@@ -1,0 +1,109 @@
+#include "protocol/settings_api.hpp"
+
+#include <doctest/doctest.h>
+
+#include "protocol/settings_schema.hpp"
+
+using nlohmann::json;
+using namespace mixerd;
+
+namespace {
+
+const json& schema() {
+  static const json doc = settings_schema::document();
+  return doc;
+}
+
+json patched(json target, const json& patch) {
+  settings_api::merge_patch(target, patch, schema());
+  return target;
+}
+
+}  // namespace
+
+TEST_CASE("settings api: set secrets read as the mask, unset ones as empty, others as they are") {
+  const json settings = {{"toast_api_key", std::string(64, 'k')},
+                         {"metrics_token", ""},
+                         {"mqtt", {{"url", "mqtt://broker"}, {"password", "pw"}}},
+                         {"smarthome", {{"url", "http://ha:8123"}}},
+                         {"master_volume", 40}};
+  const auto shown = settings_api::redact(settings, schema());
+  CHECK(shown["toast_api_key"] == "********");
+  CHECK(shown["metrics_token"] == "");
+  CHECK(shown["mqtt"]["password"] == "********");
+  CHECK(shown["mqtt"]["url"] == "mqtt://broker");
+  CHECK(shown["smarthome"]["url"] == "http://ha:8123");
+  CHECK(shown["smarthome"]["token"] == "");  // a secret the object leaves out: not set
+  CHECK(shown["master_volume"] == 40);
+  // The text of no secret is anywhere in what is shown.
+  const auto text = shown.dump();
+  CHECK(text.find(std::string(64, 'k')) == std::string::npos);
+  CHECK(text.find("\"pw\"") == std::string::npos);
+}
+
+TEST_CASE("settings api: a merge patch follows RFC 7396") {
+  // The examples of RFC 7396, appendix A, on keys no schema knows.
+  struct example {
+    const char* target;
+    const char* patch;
+    const char* result;
+  };
+  for (const auto& e : std::initializer_list<example>{
+           {R"({"a":"b"})", R"({"a":"c"})", R"({"a":"c"})"},
+           {R"({"a":"b"})", R"({"b":"c"})", R"({"a":"b","b":"c"})"},
+           {R"({"a":"b"})", R"({"a":null})", R"({})"},
+           {R"({"a":"b","b":"c"})", R"({"a":null})", R"({"b":"c"})"},
+           {R"({"a":["b"]})", R"({"a":"c"})", R"({"a":"c"})"},
+           {R"({"a":"c"})", R"({"a":["b"]})", R"({"a":["b"]})"},
+           {R"({"a":{"b":"c"}})", R"({"a":{"b":"d","c":null}})", R"({"a":{"b":"d"}})"},
+           {R"({"a":[{"b":"c"}]})", R"({"a":[1]})", R"({"a":[1]})"},
+           {R"({"e":null})", R"({"a":1})", R"({"e":null,"a":1})"},
+           {R"([1,2])", R"({"a":"b","c":null})", R"({"a":"b"})"},
+           {R"({})", R"({"a":{"bb":{"ccc":null}}})", R"({"a":{"bb":{}}})"},
+       }) {
+    CAPTURE(e.patch);
+    CHECK(patched(json::parse(e.target), json::parse(e.patch)) == json::parse(e.result));
+  }
+}
+
+TEST_CASE("settings api: the mask written back leaves a secret as it is, anything else sets it") {
+  const json settings = {{"toast_api_key", std::string(64, 'k')},
+                         {"mqtt", {{"url", "mqtt://a"}, {"password", "old"}}}};
+  // What GET showed, sent back whole with one change.
+  auto shown = settings_api::redact(settings, schema());
+  shown["mqtt"]["url"] = "mqtt://b";
+  auto after = patched(settings, shown);
+  CHECK(after["toast_api_key"] == std::string(64, 'k'));
+  CHECK(after["mqtt"]["password"] == "old");
+  CHECK(after["mqtt"]["url"] == "mqtt://b");
+  CHECK(patched(settings, {{"mqtt", {{"password", "new"}}}})["mqtt"]["password"] == "new");
+  // The mask is no value of a setting that is no secret.
+  CHECK(patched(settings, {{"serial_port", "********"}})["serial_port"] == "********");
+}
+
+TEST_CASE("settings api: the changed keys and key paths") {
+  const json before = {{"a", 1}, {"sliders", {{{"label", "A"}}, {{"label", "B"}}}}, {"gone", true}};
+  const json after = {
+      {"a", 1}, {"sliders", {{{"label", "A"}}, {{"label", "C"}}}}, {"new", {{"x", 1}}}};
+  CHECK(settings_api::changed_keys(before, after) ==
+        std::vector<std::string>{"gone", "new", "sliders"});
+  CHECK(settings_api::changed_paths(before, after) ==
+        std::vector<std::string>{"gone", "new", "sliders[1].label"});
+  CHECK(settings_api::changed_paths(before, before).empty());
+  // An array that changes length is named whole.
+  CHECK(settings_api::changed_paths({{"l", {1, 2}}}, {{"l", {1}}}) ==
+        std::vector<std::string>{"l"});
+  CHECK(settings_api::summary({"a", "b", "c"}, 2) == "a, b and 1 more");
+  CHECK(settings_api::summary({"a"}) == "a");
+}
+
+TEST_CASE("settings api: keys holding secrets or access rules need a trusted caller") {
+  CHECK(settings_api::first_guarded({"master_volume", "sliders"}).empty());
+  CHECK(settings_api::first_guarded({"master_volume", "smarthome"}) == "smarthome");
+  for (const char* key : {"auth_enabled", "auth_password_hash", "mqtt", "plugins", "stream",
+                          "toast_api_key", "allowed_hosts", "http_macro_allow"}) {
+    CAPTURE(key);
+    CHECK(settings_api::first_guarded({key}) == key);
+  }
+  CHECK(settings_api::needs_trust_text("mqtt").find("needs login") != std::string::npos);
+}
