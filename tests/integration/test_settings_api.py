@@ -29,6 +29,18 @@ def patch(daemon, body, headers=None, base=None):
     return http("PATCH", url, body, headers=headers)[:2]
 
 
+def slider_settings(daemon):
+    """The sliders as settings.json holds them (a first start has not written them yet)."""
+    return [{k: s[k] for k in ("label", "assignment", "enforce_volume")}
+            for s in get_json(daemon, "/api/sliders")["sliders"]]
+
+
+def settled_settings(daemon, data_dir):
+    """settings.json once the daemon's first saves (the current profile) are done."""
+    wait_until(lambda: "current_profile" in read_settings(data_dir), what="the first save")
+    return read_settings(data_dir)
+
+
 def other_address():
     """An address of this machine that is not loopback (a client from there is not local)."""
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -60,7 +72,8 @@ def test_the_schema_is_a_valid_draft_2020_12_document_the_example_file_passes(
 
 
 def test_secrets_read_as_the_mask_or_empty_and_never_in_clear(daemon_factory, data_dir):
-    write_settings(data_dir, {"mqtt": {"url": "mqtt://127.0.0.1:1", "password": "broker-pw"}})
+    write_settings(data_dir, {"mqtt": {"url": "mqtt://127.0.0.1:1", "username": "mixer",
+                                       "password": "broker-pw"}})
     daemon = daemon_factory()
     key = read_settings(data_dir)["toast_api_key"]
     status, body, _ = http("GET", daemon.url("/api/settings"))
@@ -78,7 +91,7 @@ def test_a_patch_is_saved_applied_live_and_answered_with_the_settings(
     daemon = daemon_factory("--serial", device.path)
     wait_until(lambda: get_json(daemon, "/api/status")["connected"], what="connected")
     device.expect("MASTER,50")
-    sliders = get_json(daemon, "/api/settings")["sliders"]
+    sliders = slider_settings(daemon)
     sliders[0]["label"] = "Game"
     status, body = patch(daemon, {"sliders": sliders, "master_volume": 70})
     assert status == 200, body
@@ -90,12 +103,13 @@ def test_a_patch_is_saved_applied_live_and_answered_with_the_settings(
     assert get_json(daemon, "/api/sliders")["sliders"][0]["label"] == "Game"
     saved = read_settings(data_dir)
     assert saved["sliders"][0]["label"] == "Game" and saved["master_volume"] == 70
-    daemon.wait_log("changed by api: master_volume, sliders[0].label")
+    # The file had no sliders yet (a first start): the key is named whole.
+    daemon.wait_log("changed by api: master_volume, sliders")
 
 
 def test_a_bad_patch_names_the_key_and_changes_nothing(daemon_factory, data_dir):
     daemon = daemon_factory()
-    before = read_settings(data_dir)
+    before = settled_settings(daemon, data_dir)
     cases = [
         ({"master_volume": 150}, "master_volume must be an integer from 0 to 100"),
         ({"smarthome": {"url": 5}}, "smarthome.url "),
@@ -133,7 +147,7 @@ def test_secrets_and_access_rules_need_login_or_a_local_client(daemon_factory, d
     address = other_address()
     daemon = daemon_factory("--bind", "0.0.0.0")
     remote = f"http://{address}:{daemon.ports['controller']}"
-    before = read_settings(data_dir)
+    before = settled_settings(daemon, data_dir)
     for body in ({"mqtt": {"url": "mqtt://example.org"}}, {"auth_enabled": True},
                  {"smarthome": {"url": "http://attacker.example"}}, {"plugins": {}},
                  {"http_macro_allow": ["127.0.0.1"]}):
@@ -184,7 +198,7 @@ def history(daemon):
 def test_history_names_each_change_and_a_rollback_goes_back_live(daemon_factory, device, data_dir):
     daemon = daemon_factory("--serial", device.path)
     wait_until(lambda: get_json(daemon, "/api/status")["connected"], what="connected")
-    sliders = get_json(daemon, "/api/settings")["sliders"]
+    sliders = slider_settings(daemon)
     sliders[0]["label"] = "Game"
     assert patch(daemon, {"sliders": sliders})[0] == 200
     device.expect("VOL,0,Game,50")
@@ -195,7 +209,7 @@ def test_history_names_each_change_and_a_rollback_goes_back_live(daemon_factory,
     assert patch(daemon, {"master_volume": 20})[0] == 200
     entries = history(daemon)
     assert [(e["source"], e["summary"]) for e in entries[:2]] == [
-        ("web", "sliders[0].label"), ("api", "sliders[0].label")]
+        ("web", "sliders[0].label"), ("api", "sliders")]
     assert all(set(e) == {"id", "time", "source", "summary"} for e in entries)
 
     status, body = http("POST", daemon.url("/api/config/rollback"), {"id": entries[0]["id"]})[:2]
@@ -218,8 +232,10 @@ def test_history_names_each_change_and_a_rollback_goes_back_live(daemon_factory,
 def test_history_keeps_the_last_50_and_survives_kill_9_in_the_middle_of_writes(
         daemon_factory, data_dir):
     daemon = daemon_factory()
+    # socketio_max_sessions: configuration that a test's daemon does not feel (the log level
+    # would hide the lines the harness waits for).
     for i in range(55):
-        assert patch(daemon, {"log_level": ["debug", "warn"][i % 2]})[0] == 200
+        assert patch(daemon, {"socketio_max_sessions": 100 + i % 2})[0] == 200
     entries = history(daemon)
     assert len(entries) == 50
     ids = [int(e["id"]) for e in entries]
@@ -235,7 +251,7 @@ def test_history_keeps_the_last_50_and_survives_kill_9_in_the_middle_of_writes(
             i = 0
             while not stop.is_set():
                 try:
-                    patch(d, {"log_level": ["debug", "warn"][i % 2]})
+                    patch(d, {"socketio_max_sessions": 100 + i % 2})
                 except OSError:
                     return
                 i += 1
@@ -251,4 +267,4 @@ def test_history_keeps_the_last_50_and_survives_kill_9_in_the_middle_of_writes(
         assert 1 <= len(entries) <= 50
         assert len([n for n in os.listdir(folder) if n.endswith(".json")]) == len(entries)
         assert not [n for n in os.listdir(folder) if n.startswith(".")]
-    assert read_settings(data_dir)["log_level"] in ("debug", "warn")
+    assert read_settings(data_dir)["socketio_max_sessions"] in (100, 101)
