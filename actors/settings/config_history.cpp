@@ -5,6 +5,7 @@
 
 #include "actors/support/local_time.hpp"
 #include "actors/support/settings_file.hpp"
+#include "protocol/settings_api.hpp"
 
 namespace mixerd {
 
@@ -71,7 +72,9 @@ std::vector<unsigned long long> config_history::ids() const {
 std::error_code config_history::record(const nlohmann::json& before, const std::string& source,
                                        const std::string& summary) {
   if (auto ec = settings_file::ensure_data_dir(folder_)) return ec;
-  const auto id = next_id_;
+  auto known = ids();
+  // Another writer (the command line) may have added entries since.
+  const auto id = std::max(next_id_, known.empty() ? 1ULL : known.back() + 1);
   nlohmann::json entry = {{"id", std::to_string(id)},
                           {"time", local_timestamp()},
                           {"source", source},
@@ -80,11 +83,26 @@ std::error_code config_history::record(const nlohmann::json& before, const std::
   if (auto ec = settings_file::write_atomically(path_of(id), settings_file::serialize(entry)))
     return ec;
   next_id_ = id + 1;
-  auto known = ids();
+  known.push_back(id);
   std::error_code ignored;
   for (std::size_t i = 0; known.size() > keep_ && i < known.size() - keep_; ++i)
     fs::remove(path_of(known[i]), ignored);
   return {};
+}
+
+std::error_code config_history::keep(const nlohmann::json& before, const nlohmann::json& after,
+                                     const nlohmann::json& schema, const std::string& source) {
+  const auto paths = settings_api::configuration_paths(before, after, schema);
+  if (paths.empty()) return {};
+  return record(before, source, settings_api::summary(paths));
+}
+
+std::optional<nlohmann::json> config_history::newest_version() const {
+  auto known = ids();
+  if (known.empty()) return std::nullopt;
+  auto entry = read_entry(path_of(known.back()));
+  if (!entry) return std::nullopt;
+  return (*entry)["settings"];
 }
 
 std::vector<config_history_entry> config_history::list() const {

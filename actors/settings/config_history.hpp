@@ -1,8 +1,9 @@
 // The configuration's history (docs/api/settings.md, "History and rollback"): before every change
 // of settings.json the version it replaces is kept in DATA_DIR/history/, one file per change, the
 // newest `keep` only. Each file is written atomically (mode 0600: it holds the secrets the
-// settings hold), so a kill in the middle of a write leaves the history as it was. Used by the
-// settings actor only (one writer).
+// settings hold), so a kill in the middle of a write leaves the history as it was. Its writers
+// (the settings actor, the command line's set-password and api-key) hold settings.lock, as for
+// settings.json itself, and take the next id from the folder.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +32,14 @@ class config_history {
   // history is a help, not a gate).
   std::error_code record(const nlohmann::json& before, const std::string& source,
                          const std::string& summary);
+
+  // Records `before` when `after` changes configuration, not only live state (the schema's
+  // x-live values), with the changed key paths as the summary; nothing otherwise.
+  std::error_code keep(const nlohmann::json& before, const nlohmann::json& after,
+                       const nlohmann::json& schema, const std::string& source);
+
+  // The version the newest entry kept; nullopt when there is none.
+  std::optional<nlohmann::json> newest_version() const;
 
   // Newest first. A file that cannot be read or parsed is left out (and left alone).
   std::vector<config_history_entry> list() const;

@@ -25,11 +25,17 @@ std::string joined(const std::vector<std::string>& names) {
 // written is logged and the change goes on.
 void keep_version(settings_state& st, const nlohmann::json& before, const nlohmann::json& after,
                   const std::string& source) {
-  const auto paths = settings_api::configuration_paths(before, after, st.schema);
-  if (paths.empty() || !st.history) return;
-  if (auto ec = st.history->record(before, source, settings_api::summary(paths)))
+  if (!st.history) return;
+  if (auto ec = st.history->keep(before, after, st.schema, source))
     log::warn(component, "cannot keep the version before this change in ", st.history->folder(),
               ": ", ec.message());
+}
+
+// The running settings and a version of the file compare equal once the file's clears (null on a
+// guarded key) are taken out, as the actors never see them.
+bool same_settings(const nlohmann::json& running, nlohmann::json version) {
+  settings_schema::take_cleared(version);
+  return version == running;
 }
 
 // Locked read-modify-write: re-read the file, lay the pending keys over it, write it back. A
@@ -170,7 +176,13 @@ bool reload(settings_state& st) {
     }
   for (auto& [key, value] : st.pending.items())
     fresh[key] = value;
-  keep_version(st, st.current, fresh, "file");
+  {
+    // The command line keeps its own entry (set-password, api-key) before it sends SIGHUP: its
+    // version is then the running one, and this reload is that same change.
+    settings_file::write_lock lock(st.paths.lock());
+    auto newest = st.history ? st.history->newest_version() : std::nullopt;
+    if (!newest || !same_settings(st.current, *newest)) keep_version(st, st.current, fresh, "file");
+  }
   st.current = std::move(fresh);
   if (!kept.empty())
     log::warn(component, "reload: ", st.paths.settings, " leaves out ", joined(kept),

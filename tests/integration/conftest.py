@@ -10,12 +10,14 @@ import re
 import select
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 import tty
 import urllib.error
 import urllib.request
 
+import jsonschema
 import pytest
 
 MIXERD_BIN = os.environ.get("MIXERD_BIN", os.path.join(os.path.dirname(__file__), "../../build/release/tools/mixerd"))
@@ -31,6 +33,35 @@ NO_SESSION_BUS = "unix:path=/nonexistent/mixerd-tests/dbus/bus"
 # Nor advertise itself on the machine's network (mDNS through the system bus's Avahi):
 # test_mdns.py gives it a private bus in a network namespace of its own.
 NO_SYSTEM_BUS = "unix:path=/nonexistent/mixerd-tests/dbus/system_bus_socket"
+_SCHEMA = {}
+
+
+def settings_schema(binary=None):
+    """The JSON Schema of settings.json that `binary` serves (GET /api/settings/schema), read once
+    per binary from a daemon of its own; None for a binary without the settings API (an old
+    build kept for before-figures)."""
+    binary = binary or MIXERD_BIN
+    if binary not in _SCHEMA:
+        with tempfile.TemporaryDirectory() as folder:
+            d = Daemon(folder, ("--serial", "none"), binary=binary, check_schema=False).start()
+            try:
+                status, body, _ = http("GET", d.url("/api/settings/schema"))
+            finally:
+                d.stop()
+        _SCHEMA[binary] = body if status == 200 else None
+    return _SCHEMA[binary]
+
+
+def schema_problems(settings, binary=None):
+    """What the settings schema finds wrong with `settings` (a parsed settings.json)."""
+    schema = settings_schema(binary)
+    if schema is None:
+        return []
+    validator = jsonschema.Draft202012Validator(schema)
+    return [f"{'.'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message}"
+            for e in validator.iter_errors(settings)]
+
+
 LISTEN_RE = re.compile(r"(controller|notification API|plant store) listening on \S+:(\d+)")
 
 
@@ -143,8 +174,9 @@ class FakeDevice:
 
 
 class Daemon:
-    def __init__(self, data_dir, args=(), env=None, binary=None):
+    def __init__(self, data_dir, args=(), env=None, binary=None, check_schema=True):
         self.data_dir = data_dir
+        self.check_schema = check_schema
         self.binary = binary or MIXERD_BIN
         self.args = ["--data-dir", data_dir, "--bind", "127.0.0.1", "--controller-port", "0",
                      "--toast-port", "0", "--plants-port", "0", *args]
@@ -159,6 +191,12 @@ class Daemon:
         self._lines = queue.Queue()
 
     def start(self, wait_ready=True):
+        settings = None
+        try:
+            with open(self.settings_file()) as f:
+                settings = json.load(f)
+        except (OSError, ValueError):
+            pass  # a first start, or a file the test broke on purpose
         # errors="replace": mixerd logs unrecognised device lines byte for byte; invalid UTF-8
         # must not end the pump (a full pipe would then block the daemon's logging).
         self.proc = subprocess.Popen([self.binary, *self.args], stdin=subprocess.DEVNULL,
@@ -167,7 +205,19 @@ class Daemon:
         threading.Thread(target=self._pump, daemon=True).start()
         if wait_ready:
             self.wait_log("ready", timeout=15)
+            # The daemon took its settings file: the schema that describes it takes it too
+            # (docs/api/settings.md), or the two have drifted apart.
+            if self.check_schema and settings is not None:
+                problems = schema_problems(settings, self.binary)
+                assert not problems, f"mixerd took settings the schema refuses: {problems}"
         return self
+
+    def settings_file(self):
+        args = list(self.args)
+        for i, arg in enumerate(args[:-1]):
+            if arg == "--config":
+                return args[i + 1]
+        return os.path.join(self.data_dir, "settings.json")
 
     def _pump(self):
         for line in self.proc.stdout:

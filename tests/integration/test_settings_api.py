@@ -268,3 +268,22 @@ def test_history_keeps_the_last_50_and_survives_kill_9_in_the_middle_of_writes(
         assert len([n for n in os.listdir(folder) if n.endswith(".json")]) == len(entries)
         assert not [n for n in os.listdir(folder) if n.startswith(".")]
     assert read_settings(data_dir)["socketio_max_sessions"] in (100, 101)
+
+
+def test_the_command_line_keeps_its_own_entry_and_the_reload_after_it_adds_none(
+        daemon_factory, data_dir):
+    daemon = daemon_factory()
+    assert patch(daemon, {"socketio_max_sessions": 99})[0] == 200
+    r = subprocess.run([MIXERD_BIN, "set-password", "admin", "--data-dir", data_dir],
+                       input="correct horse\n", capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    daemon.wait_log("reloaded")
+    status, _, headers = http("POST", daemon.url("/api/auth/login"),
+                              {"username": "admin", "password": "correct horse"})
+    assert status == 200
+    cookie = {"Cookie": headers["Set-Cookie"].split(";")[0]}
+    status, body, _ = http("GET", daemon.url("/api/config/history"), headers=cookie)
+    assert status == 200
+    assert [(e["source"], e["summary"]) for e in body["history"][:2]] == [
+        ("cli", "auth_enabled, auth_password_hash, auth_username"),
+        ("api", "socketio_max_sessions")]

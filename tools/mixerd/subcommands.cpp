@@ -8,7 +8,10 @@
 #include <string>
 
 #include "actors/auth/password_hash.hpp"
+#include "actors/settings/config_history.hpp"
 #include "actors/support/settings_file.hpp"
+#include "protocol/limits.hpp"
+#include "protocol/settings_schema.hpp"
 
 namespace mixerd::subcommands {
 
@@ -47,15 +50,23 @@ void reload_daemon(const settings_file::paths& paths) {
   }
 }
 
-// Locked read-modify-write of settings.json; a running daemon is told to re-read it.
-// Returns the exit code.
+// Locked read-modify-write of settings.json; a running daemon is told to re-read it. The version
+// before it goes to the history (source "cli") under the same lock. Returns the exit code.
 int modify_settings(const settings_file::paths& paths,
                     const std::function<bool(nlohmann::json&)>& change) {
   if (auto ec = settings_file::ensure_data_dir(paths.data_dir)) {
     std::cerr << "mixerd: cannot create " << paths.data_dir << ": " << ec.message() << "\n";
     return 1;
   }
-  auto result = settings_file::update(paths, change);
+  auto result = settings_file::update(paths, [&](nlohmann::json& settings) {
+    const auto before = settings;
+    if (!change(settings)) return false;
+    config_history history(paths.data_dir + "/history", limits::config_history_size);
+    if (auto ec = history.keep(before, settings, settings_schema::document(), "cli"))
+      std::cerr << "mixerd: cannot keep the version before this change in " << history.folder()
+                << ": " << ec.message() << "\n";
+    return true;
+  });
   if (result.exit_code != 0) {
     std::cerr << "mixerd: " << result.error << "\n";
     return result.exit_code;
