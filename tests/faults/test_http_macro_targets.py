@@ -9,23 +9,12 @@ text/plain trigger).
 import socket
 
 from fault_support import figures, stop_cleanly
-from integration_harness import daemon_factory, data_dir, get_json, http  # noqa: F401
+from integration_harness import (daemon_factory, data_dir, get_json, http,  # noqa: F401
+                                 other_address)
 from macro_support import (ScriptedServer, http_macro, silent, start_with_macros, trigger,
                            wait_outcomes)
 
 EVIL = {"Origin": "http://evil.example"}
-
-
-def other_address():
-    """An address of this machine that is not loopback (a client from there is not local)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        s.connect(("192.0.2.1", 9))  # no packet is sent: the kernel picks the outgoing address
-        address = s.getsockname()[0]
-    finally:
-        s.close()
-    assert not address.startswith("127."), "this machine has no address but loopback"
-    return address
 
 
 def test_targets_on_this_machine_are_refused_and_read_as_closed(daemon_factory, data_dir):

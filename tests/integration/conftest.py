@@ -9,6 +9,7 @@ import queue
 import re
 import select
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -326,6 +327,18 @@ def get_json(daemon, path, listener="controller"):
     status, body, _ = http("GET", daemon.url(path, listener))
     assert status == 200, (status, body)
     return body
+
+
+def other_address():
+    """An address of this machine that is not loopback (a client from there is not local)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("192.0.2.1", 9))  # no packet is sent: the kernel picks the outgoing address
+        address = s.getsockname()[0]
+    finally:
+        s.close()
+    assert not address.startswith("127."), "this machine has no address but loopback"
+    return address
 
 
 def wait_until(probe, timeout=5.0, interval=0.02, what="condition"):

@@ -6,15 +6,13 @@ changes (at most 50, kept through kill -9) and the rollback."""
 import json
 import os
 import signal
-import socket
 import subprocess
 import threading
 import time
 
 import jsonschema
-import pytest
 
-from conftest import MIXERD_BIN, get_json, http, wait_until, write_settings
+from conftest import MIXERD_BIN, get_json, http, other_address, wait_until, write_settings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -39,19 +37,6 @@ def settled_settings(daemon, data_dir):
     """settings.json once the daemon's first saves (the current profile) are done."""
     wait_until(lambda: "current_profile" in read_settings(data_dir), what="the first save")
     return read_settings(data_dir)
-
-
-def other_address():
-    """An address of this machine that is not loopback (a client from there is not local)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        s.connect(("192.0.2.1", 9))  # no packet is sent: the kernel picks the outgoing address
-        address = s.getsockname()[0]
-    finally:
-        s.close()
-    if address.startswith("127."):
-        pytest.fail("this machine has no address but loopback: the rule cannot be checked")
-    return address
 
 
 def test_the_schema_is_a_valid_draft_2020_12_document_the_example_file_passes(
