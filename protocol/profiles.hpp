@@ -68,6 +68,9 @@ struct profile_save {
 struct profile_delete {
   std::string name;
 };
+// Every profile with its content, for the configuration's export: the body is a JSON array of
+// what profile_get answers, by name; a broken profile file is left out (and logged).
+struct profiles_export {};
 // One profile with its content.
 struct profile_get {
   std::string name;
@@ -106,6 +109,7 @@ using profiles_actor = caf::typed_actor<caf::replies_to<profile_load>::with<prof
                                         caf::replies_to<profile_save>::with<profile_outcome>,
                                         caf::replies_to<profile_delete>::with<profile_outcome>,
                                         caf::replies_to<profile_get>::with<profile_outcome>,
+                                        caf::replies_to<profiles_export>::with<profile_outcome>,
                                         caf::reacts_to<settings_reloaded>>;
 
 namespace profiles {
@@ -214,6 +218,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_create)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_save)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_delete)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_get)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profiles_export)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd_profiles, caf::id_block::mixerd_macros::end)
 CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_load))
@@ -222,4 +227,5 @@ CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_create))
 CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_save))
 CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_delete))
 CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_get))
+CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profiles_export))
 CAF_END_TYPE_ID_BLOCK(mixerd_profiles)

@@ -64,6 +64,27 @@ void redact_into(json& value, const json& schema) {
   }
 }
 
+void strip_into(json& value, const json& schema) {
+  if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end();) {
+      const auto& s = member_schema(schema, it.key());
+      if (write_only(s)) {
+        it = value.erase(it);
+      } else {
+        strip_into(*it, s);
+        ++it;
+      }
+    }
+  } else if (value.is_array()) {
+    const auto& s = element_schema(schema);
+    if (write_only(s))
+      value = json::array();
+    else
+      for (auto& element : value)
+        strip_into(element, s);
+  }
+}
+
 std::string member_path(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "." + name;
 }
@@ -106,6 +127,12 @@ json redact(const json& settings, const json& schema) {
   json out = settings;
   if (!out.is_object()) return out;
   redact_into(out, schema);
+  return out;
+}
+
+json without_secrets(const json& settings, const json& schema) {
+  json out = settings;
+  strip_into(out, schema);
   return out;
 }
 

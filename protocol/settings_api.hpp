@@ -18,6 +18,10 @@ inline constexpr std::string_view secret_mask = "********";
 // inside an object they hold, reads as "").
 nlohmann::json redact(const nlohmann::json& settings, const nlohmann::json& schema);
 
+// The settings without their secrets: every value the schema marks writeOnly is left out (for an
+// export that must not carry them).
+nlohmann::json without_secrets(const nlohmann::json& settings, const nlohmann::json& schema);
+
 // Applies `patch` to `target` as RFC 7396 says (null removes a member, an object merges, any
 // other value replaces), except that secret_mask written where the schema marks a value
 // writeOnly leaves that value as it is. A patch that is not an object replaces `target` whole.

@@ -369,6 +369,20 @@ outcome get(self_ptr self, const profile_get& req) {
   return {result::ok, {}, profiles::profile_to_json(profile, profile.name == self->state.current)};
 }
 
+outcome export_all(self_ptr self) {
+  auto all = nlohmann::json::array();
+  // read_listed may drop a profile removed by hand: walk a copy of the names.
+  std::vector<std::string> names;
+  for (const auto& p : self->state.profiles)
+    names.push_back(p.name);
+  for (const auto& name : names) {
+    auto file = read_listed(self, name);
+    if (const auto* profile = std::get_if<profiles::profile_file>(&file))
+      all.push_back(profiles::profile_to_json(*profile, profile->name == self->state.current));
+  }
+  return {result::ok, {}, std::move(all)};
+}
+
 // SIGHUP: the folder and current_profile are read again (a profile fixed or added by hand).
 void reload(self_ptr self, const nlohmann::json& settings) {
   auto& st = self->state;
@@ -459,6 +473,10 @@ profiles_impl::behavior_type profiles_behavior(profiles_impl::stateful_pointer<p
       [self](const profile_get& req) {
         flush_saves(self);
         return get(self, req);
+      },
+      [self](profiles_export) {
+        flush_saves(self);
+        return export_all(self);
       },
       [self](const settings_reloaded& reloaded) {
         flush_saves(self);

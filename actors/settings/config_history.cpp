@@ -51,8 +51,16 @@ config_history::config_history(std::string folder, std::size_t keep)
     const auto name = e.path().filename().string();
     if (!name.empty() && name[0] == '.' && e.is_regular_file(ec)) fs::remove(e.path(), ec);
   }
-  const auto known = ids();
+  auto known = ids();
   if (!known.empty()) next_id_ = known.back() + 1;
+  // A kill between an entry's rename and the pruning leaves one entry too many.
+  prune(known);
+}
+
+void config_history::prune(const std::vector<unsigned long long>& known) const {
+  std::error_code ignored;
+  for (std::size_t i = 0; known.size() > keep_ && i < known.size() - keep_; ++i)
+    fs::remove(path_of(known[i]), ignored);
 }
 
 std::string config_history::path_of(unsigned long long id) const {
@@ -84,9 +92,7 @@ std::error_code config_history::record(const nlohmann::json& before, const std::
     return ec;
   next_id_ = id + 1;
   known.push_back(id);
-  std::error_code ignored;
-  for (std::size_t i = 0; known.size() > keep_ && i < known.size() - keep_; ++i)
-    fs::remove(path_of(known[i]), ignored);
+  prune(known);
   return {};
 }
 

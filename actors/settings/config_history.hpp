@@ -53,6 +53,8 @@ class config_history {
  private:
   std::string path_of(unsigned long long id) const;
   std::vector<unsigned long long> ids() const;  // ascending
+  // Removes the oldest of `known` (ascending) past `keep_`.
+  void prune(const std::vector<unsigned long long>& known) const;
 
   std::string folder_;
   std::size_t keep_;

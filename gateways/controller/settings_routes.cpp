@@ -1,11 +1,15 @@
 // Routes of the settings API (docs/api/settings.md): the schema of settings.json, the settings
 // with their secrets masked, changes as JSON merge patches, the history and the rollback. The
 // settings actor checks and applies a change; this file only masks what goes out.
+#include "actors/support/local_time.hpp"
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/json_body.hpp"
+#include "protocol/limits.hpp"
+#include "protocol/profiles.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/settings_api.hpp"
 #include "protocol/settings_schema.hpp"
+#include "protocol/types.hpp"
 
 namespace mixerd::controller {
 
@@ -63,6 +67,38 @@ void get_history(http::exchange& x) {
       settings_history_request{});
 }
 
+// The export's answer: a file to save, named by the day.
+http::response export_file(nlohmann::json settings, nlohmann::json profiles) {
+  const auto now = local_timestamp();
+  auto res = http::json_response(200, {{"mixerd_config", 1},
+                                       {"app_version", app_version},
+                                       {"exported", now},
+                                       {"secrets", false},
+                                       {"settings", std::move(settings)},
+                                       {"profiles", std::move(profiles)}});
+  res.headers.emplace_back("Content-Disposition",
+                           "attachment; filename=\"mixerd-config-" + now.substr(0, 10) + ".json\"");
+  return res;
+}
+
+// The settings (without their secrets) and, where the profiles capability runs, every profile.
+void get_export(http::exchange& x) {
+  x.ask(
+      x.dir.get<settings_actor>(),
+      [respond = x.respond, failed = x.failed("the profiles actor"), &actor = x.actor,
+       profiles = x.dir.get<profiles_actor>()](const nlohmann::json& all) {
+        auto settings = settings_api::without_secrets(all, schema());
+        if (!profiles) return respond(export_file(std::move(settings), nlohmann::json::array()));
+        actor.request(profiles, limits::actor_request_timeout, profiles_export{})
+            .then(
+                [respond, settings](const profile_outcome& out) mutable {
+                  respond(export_file(std::move(settings), out.body));
+                },
+                failed);
+      },
+      caf::get_atom_v);
+}
+
 void post_rollback(http::exchange& x) {
   auto body = body_object(x);
   if (!body) return;
@@ -81,6 +117,7 @@ const http::route_registration routes{http::listener_kind::controller,
                                           {"PATCH", "/api/settings", true, patch_settings},
                                           {"GET", "/api/config/history", true, get_history},
                                           {"POST", "/api/config/rollback", true, post_rollback},
+                                          {"GET", "/api/config/export", true, get_export},
                                       }};
 
 }  // namespace

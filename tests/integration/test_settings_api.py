@@ -272,3 +272,27 @@ def test_the_command_line_keeps_its_own_entry_and_the_reload_after_it_adds_none(
     assert [(e["source"], e["summary"]) for e in body["history"][:2]] == [
         ("cli", "auth_enabled, auth_password_hash, auth_username"),
         ("api", "socketio_max_sessions")]
+
+
+def test_an_export_holds_settings_macros_and_profiles_but_no_secret(daemon_factory, data_dir):
+    write_settings(data_dir, {"mqtt": {"url": "mqtt://127.0.0.1:1", "username": "mixer",
+                                       "password": "broker-pw"},
+                              "smarthome": {"url": "http://127.0.0.1:1", "token": "t" * 20}})
+    daemon = daemon_factory()
+    assert http("POST", daemon.url("/api/profiles"), {"name": "Night", "icon": "moon"})[0] == 201
+    status, body, headers = http("GET", daemon.url("/api/config/export"))
+    assert status == 200
+    assert headers["Content-Disposition"].startswith('attachment; filename="mixerd-config-')
+    assert body["mixerd_config"] == 1 and body["secrets"] is False
+    settings = body["settings"]
+    assert settings["mqtt"] == {"url": "mqtt://127.0.0.1:1", "username": "mixer"}
+    assert settings["smarthome"] == {"url": "http://127.0.0.1:1"}
+    for secret in ("toast_api_key", "plant_store_token"):
+        assert secret not in settings
+    text = json.dumps(body)
+    saved = read_settings(data_dir)
+    for value in (saved["toast_api_key"], saved["plant_store_token"], "broker-pw", "t" * 20):
+        assert value not in text
+    names = [p["name"] for p in body["profiles"]]
+    assert names == ["Default", "Night"]
+    assert body["profiles"][1]["icon"] == "moon"

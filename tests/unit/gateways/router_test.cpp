@@ -215,7 +215,8 @@ void read_headings(const std::filesystem::path& file, std::optional<listener_kin
     std::string method;
     std::string path;
     words >> method >> path;
-    if (method == "GET" || method == "POST" || method == "DELETE" || method == "PUT")
+    if (method == "GET" || method == "POST" || method == "DELETE" || method == "PUT" ||
+        method == "PATCH")
       out.emplace(*section, method, path);
   }
 }

@@ -107,3 +107,14 @@ TEST_CASE("settings api: keys holding secrets or access rules need a trusted cal
   }
   CHECK(settings_api::needs_trust_text("mqtt").find("needs login") != std::string::npos);
 }
+
+TEST_CASE("settings api: an export leaves every secret out and keeps the rest") {
+  const json settings = {{"toast_api_key", std::string(64, 'k')},
+                         {"mqtt", {{"url", "mqtt://a"}, {"username", "u"}, {"password", "pw"}}},
+                         {"smarthome", {{"url", "http://ha"}}},
+                         {"master_volume", 40}};
+  const auto out = settings_api::without_secrets(settings, schema());
+  CHECK(out == json{{"mqtt", {{"url", "mqtt://a"}, {"username", "u"}}},
+                    {"smarthome", {{"url", "http://ha"}}},
+                    {"master_volume", 40}});
+}

@@ -47,7 +47,11 @@ TEST_CASE("config history: at most `keep` entries, ids never reused, also after 
     CHECK(list.back().id == "3");
     CHECK_FALSE(history.version_before("2"));
   }
+  // A kill between an entry's rename and the pruning: one too many until the next open.
+  write_file(dir.file("history/2.json"), R"({"id": "2", "settings": {"n": 2}})");
   config_history reopened(dir.file("history"), 3);
+  CHECK(reopened.list().size() == 3);
+  CHECK_FALSE(std::filesystem::exists(dir.file("history/2.json")));
   CHECK_FALSE(reopened.record({{"n", 6}}, "file", "n"));
   CHECK(reopened.list().front().id == "6");
   CHECK(reopened.list().size() == 3);
