@@ -134,7 +134,8 @@ class http_session final : public http_session_base,
   void read_request() {
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
-    parser_->body_limit(cfg_->options.body_limit);
+    body_limit_ = cfg_->options.body_limit;
+    parser_->body_limit(body_limit_);
     version_ = 11;
     keep_alive_ = false;
     head_ = false;
@@ -210,6 +211,15 @@ class http_session final : public http_session_base,
   // The header passed the core's checks: read the body, then route.
   void go_on() {
     const auto& header = parser_->get();
+    if (const auto& larger = cfg_->options.body_limit_for) {
+      std::size_t limit = 0;
+      try {
+        limit = larger(header.method_string(), header.target());
+      } catch (...) {
+        limit = 0;  // an exception must not reach io_context::run(); the listener's limit holds
+      }
+      if (limit > body_limit_) parser_->body_limit(body_limit_ = limit);
+    }
     // Clients that announce a body with "Expect: 100-continue" wait before sending it.
     if (version_ >= 11 && beast::iequals(header[bhttp::field::expect], "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -235,8 +245,8 @@ class http_session final : public http_session_base,
   void on_read_error(beast::error_code ec) {
     if (closed_) return finish();
     if (ec == bhttp::error::body_limit) {
-      return write_error(413, "Request body too large (limit " +
-                                  std::to_string(cfg_->options.body_limit) + " bytes)");
+      return write_error(
+          413, "Request body too large (limit " + std::to_string(body_limit_) + " bytes)");
     }
     if (ec == bhttp::error::header_limit) {
       return write_error(
@@ -392,6 +402,7 @@ class http_session final : public http_session_base,
   std::weak_ptr<session_registry> owner_;
   connection_ticket ticket_;
   unsigned version_ = 11;
+  std::size_t body_limit_ = 0;  // this request's: the listener's, or a route's larger one
   bool keep_alive_ = false;
   bool head_ = false;
   bool awaiting_response_ = false;

@@ -331,6 +331,14 @@ const std::vector<route>& routes_of(listener_kind kind) {
   return registry()[static_cast<std::size_t>(kind)];
 }
 
+std::size_t route_body_limit(listener_kind kind, std::string_view method, std::string_view target) {
+  const auto path = target.substr(0, target.find('?'));
+  std::vector<std::string> segments;
+  for (const auto& r : routes_of(kind))
+    if (r.method == method && match_pattern(r.pattern, path, segments)) return r.max_body;
+  return 0;
+}
+
 // Paths match exactly, segment by segment: "/plants//1" and "/api/sliders/" name nothing. A
 // parameter may stand for an empty segment (its handler or its range check answers that).
 bool match_pattern(std::string_view pattern, std::string_view path,

@@ -129,6 +129,8 @@ struct route {
   // Checks each text parameter of the path before the body is read (a profile name); a
   // non-empty answer is the 400's sentence. Null: none.
   std::string (*path_check)(std::string_view segment) = nullptr;
+  // A body limit above the listener's (0: the listener's), for the few routes that take a file.
+  std::size_t max_body = 0;
 };
 
 // A route that runs `command` (its handler is run_command_route).
@@ -175,6 +177,9 @@ std::function<void(std::uint32_t route_tag, int status)> count_answers(listener_
 
 // Every route registered for a listener, in registration order.
 const std::vector<route>& routes_of(listener_kind kind);
+// The max_body of the route that `method` and `target` (query and all) reach; 0 when none says
+// (the listener's limit).
+std::size_t route_body_limit(listener_kind kind, std::string_view method, std::string_view target);
 
 // The server-core handler of one listener. `commands` (and its directory), `actor` and `policy`
 // must outlive it.

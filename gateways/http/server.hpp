@@ -119,6 +119,9 @@ struct listener_options {
   // PEM files; both empty = plain HTTP. start_listener fails if they do not load and match.
   std::string tls_certificate_file{};
   std::string tls_private_key_file{};
+  // A larger body limit for some requests, by method and target (0: body_limit), asked once
+  // the header is read.
+  std::function<std::size_t(std::string_view method, std::string_view target)> body_limit_for{};
   // Where the core reports what it did on its own (a websocket dropped for its queue bound);
   // empty: nothing is reported. Called on the io thread.
   std::function<void(std::string_view message)> warn{};

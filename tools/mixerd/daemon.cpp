@@ -275,6 +275,9 @@ int run_daemon(const cli::options& opts) {
                               limits::http_body_max, errors[i]};
     lo.warn = [](std::string_view message) { log::warn("http", message); };
     lo.answered = http::count_answers(kinds[i]);
+    lo.body_limit_for = [kind = kinds[i]](std::string_view method, std::string_view target) {
+      return http::route_body_limit(kind, method, target);
+    };
     lo.connections = connections;
     lo.hosts = hosts;
     if (p.socketio) {
