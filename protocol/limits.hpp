@@ -41,6 +41,8 @@ inline constexpr std::size_t toast_rate_max_requests = 30;  // per address and w
 inline constexpr auto toast_rate_window = std::chrono::seconds(60);
 inline constexpr std::size_t toast_rate_max_addresses = 4096;  // limiter memory bound
 inline constexpr std::size_t toast_history_size = 16;
+// The body of POST /api/config/import: a whole configuration, profiles and all.
+inline constexpr std::size_t config_import_max_bytes = 8 * 1024 * 1024;
 // Versions of the configuration kept in DATA_DIR/history/ (docs/api/settings.md).
 inline constexpr std::size_t config_history_size = 50;
 

@@ -71,6 +71,8 @@ struct profile_delete {
 // Every profile with its content, for the configuration's export: the body is a JSON array of
 // what profile_get answers, by name; a broken profile file is left out (and logged).
 struct profiles_export {};
+// An import: profiles that replace the folder's (defined below, after profile_file).
+struct profiles_replace;
 // One profile with its content.
 struct profile_get {
   std::string name;
@@ -110,6 +112,7 @@ using profiles_actor = caf::typed_actor<caf::replies_to<profile_load>::with<prof
                                         caf::replies_to<profile_delete>::with<profile_outcome>,
                                         caf::replies_to<profile_get>::with<profile_outcome>,
                                         caf::replies_to<profiles_export>::with<profile_outcome>,
+                                        caf::replies_to<profiles_replace>::with<profile_outcome>,
                                         caf::reacts_to<settings_reloaded>>;
 
 namespace profiles {
@@ -194,6 +197,12 @@ profile_content content_of(const mixer_snapshot& mix, const macro_pages& macros)
 
 }  // namespace profiles
 
+// An import: these profiles replace the folder's (every other profile file is removed); the
+// current profile is then the one the imported settings name. Answered with the new list.
+struct profiles_replace {
+  std::vector<profiles::profile_file> files;
+};
+
 namespace macros {
 struct kind;
 }  // namespace macros
@@ -219,6 +228,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_save)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_delete)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profile_get)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profiles_export)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::profiles_replace)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd_profiles, caf::id_block::mixerd_macros::end)
 CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_load))
@@ -228,4 +238,5 @@ CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_save))
 CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_delete))
 CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profile_get))
 CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profiles_export))
+CAF_ADD_TYPE_ID(mixerd_profiles, (mixerd::profiles_replace))
 CAF_END_TYPE_ID_BLOCK(mixerd_profiles)

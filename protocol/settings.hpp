@@ -39,6 +39,14 @@ struct settings_change_result {
   nlohmann::json settings;
 };
 
+// An import (POST /api/config/import): `settings` replaces the whole file, checked and applied as
+// a change; secrets it leaves out are carried over (settings_api::carry_secrets).
+struct settings_replace {
+  nlohmann::json settings;
+  std::string source;
+  bool trusted = false;
+};
+
 // The configuration's history, newest first: {"history": [{"id", "time", "source", "summary"}]}.
 struct settings_history_request {};
 
@@ -60,6 +68,7 @@ using settings_actor =
                      caf::replies_to<settings_change>::with<settings_change_result>,
                      caf::replies_to<settings_history_request>::with<nlohmann::json>,
                      caf::replies_to<settings_rollback>::with<settings_change_result>,
+                     caf::replies_to<settings_replace>::with<settings_change_result>,
                      caf::reacts_to<watch_atom, caf::actor>>;
 
 }  // namespace mixerd
@@ -71,6 +80,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::settings_change)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::settings_change_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::settings_history_request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::settings_rollback)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::settings_replace)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd_settings, caf::id_block::mixerd_core::end)
 CAF_ADD_TYPE_ID(mixerd_settings, (mixerd::settings_reloaded))
@@ -78,4 +88,5 @@ CAF_ADD_TYPE_ID(mixerd_settings, (mixerd::settings_change))
 CAF_ADD_TYPE_ID(mixerd_settings, (mixerd::settings_change_result))
 CAF_ADD_TYPE_ID(mixerd_settings, (mixerd::settings_history_request))
 CAF_ADD_TYPE_ID(mixerd_settings, (mixerd::settings_rollback))
+CAF_ADD_TYPE_ID(mixerd_settings, (mixerd::settings_replace))
 CAF_END_TYPE_ID_BLOCK(mixerd_settings)

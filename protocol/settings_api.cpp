@@ -136,6 +136,22 @@ json without_secrets(const json& settings, const json& schema) {
   return out;
 }
 
+void carry_secrets(json& imported, const json& running, const json& schema) {
+  if (!imported.is_object() || !running.is_object()) return;
+  for (const auto& [name, was] : running.items()) {
+    const auto& s = member_schema(schema, name);
+    auto now = imported.find(name);
+    if (write_only(s)) {
+      if (now == imported.end()) imported[name] = was;
+      continue;
+    }
+    if (now == imported.end() || !now->is_object() || !was.is_object()) continue;
+    if (without_secrets(*now, s) != without_secrets(was, s)) continue;
+    for (const auto& [member, value] : was.items())
+      if (write_only(member_schema(s, member)) && !now->contains(member)) (*now)[member] = value;
+  }
+}
+
 void merge_patch(json& target, const json& patch, const json& schema) {
   if (!patch.is_object()) {
     target = patch;

@@ -22,6 +22,12 @@ nlohmann::json redact(const nlohmann::json& settings, const nlohmann::json& sche
 // export that must not carry them).
 nlohmann::json without_secrets(const nlohmann::json& settings, const nlohmann::json& schema);
 
+// For an import without secrets: a top-level secret `imported` leaves out keeps its `running`
+// value; a secret inside an object (an integration's token) is kept only when the object's other
+// members are the running ones, so that a token never follows a changed URL to another host.
+void carry_secrets(nlohmann::json& imported, const nlohmann::json& running,
+                   const nlohmann::json& schema);
+
 // Applies `patch` to `target` as RFC 7396 says (null removes a member, an object merges, any
 // other value replaces), except that secret_mask written where the schema marks a value
 // writeOnly leaves that value as it is. A patch that is not an object replaces `target` whole.

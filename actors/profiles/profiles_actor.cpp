@@ -383,6 +383,36 @@ outcome export_all(self_ptr self) {
   return {result::ok, {}, std::move(all)};
 }
 
+// An import: every imported profile written (each atomically), then every other profile file
+// removed. The current one follows the imported settings' current_profile on their reload.
+outcome replace_all(self_ptr self, const profiles_replace& req) {
+  auto& st = self->state;
+  const auto& folder = st.wiring.folder;
+  auto relist = [&] {
+    st.profiles = profile_folder::list(folder);
+    publish_view(self);
+  };
+  for (const auto& file : req.files)
+    if (auto ec = profile_folder::write(folder, file)) {
+      log::error(component, "cannot write ", profile_folder::path_of(folder, file.name), ": ",
+                 ec.message());
+      relist();
+      return refused(result::failed,
+                     "Profile '" + file.name + "' could not be written: " + ec.message());
+    }
+  for (const auto& old : profile_folder::list(folder)) {
+    const bool imported = std::any_of(req.files.begin(), req.files.end(),
+                                      [&](const auto& f) { return f.name == old.name; });
+    if (imported) continue;
+    if (auto ec = profile_folder::remove(folder, old.name))
+      log::error(component, "cannot remove ", profile_folder::path_of(folder, old.name), ": ",
+                 ec.message());
+  }
+  relist();
+  log::info(component, "imported ", req.files.size(), " profiles");
+  return {result::ok, {}, profiles::to_json(profiles_view{st.profiles, st.current})};
+}
+
 // SIGHUP: the folder and current_profile are read again (a profile fixed or added by hand).
 void reload(self_ptr self, const nlohmann::json& settings) {
   auto& st = self->state;
@@ -477,6 +507,10 @@ profiles_impl::behavior_type profiles_behavior(profiles_impl::stateful_pointer<p
       [self](profiles_export) {
         flush_saves(self);
         return export_all(self);
+      },
+      [self](const profiles_replace& req) {
+        flush_saves(self);
+        return replace_all(self, req);
       },
       [self](const settings_reloaded& reloaded) {
         flush_saves(self);

@@ -144,6 +144,15 @@ settings_change_result rollback(settings_state& st, const settings_rollback& r) 
   return apply(st, std::move(*version), "rollback", r.trusted);
 }
 
+// An import: the whole file replaced, with the running secrets it leaves out carried over.
+settings_change_result replace(settings_state& st, const settings_replace& r) {
+  std::string why;
+  if (!save_pending(st, false, &why)) return unwritable(why);
+  auto candidate = r.settings;
+  settings_api::carry_secrets(candidate, st.current, st.schema);
+  return apply(st, std::move(candidate), r.source, r.trusted);
+}
+
 nlohmann::json history_json(const settings_state& st) {
   auto list = nlohmann::json::array();
   if (st.history)
@@ -254,6 +263,9 @@ settings_impl::behavior_type settings_behavior(settings_impl::stateful_pointer<s
       [self](settings_change& c) { return applied(self, [&](auto& st) { return change(st, c); }); },
       [self](settings_rollback& r) {
         return applied(self, [&](auto& st) { return rollback(st, r); });
+      },
+      [self](settings_replace& r) {
+        return applied(self, [&](auto& st) { return replace(st, r); });
       },
       [self](settings_history_request) { return history_json(self->state); },
       [self](watch_atom, caf::actor watcher) {

@@ -4,6 +4,7 @@
 #include "actors/support/local_time.hpp"
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/json_body.hpp"
+#include "protocol/config_file.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/profiles.hpp"
 #include "protocol/settings.hpp"
@@ -99,6 +100,58 @@ void get_export(http::exchange& x) {
       caf::get_atom_v);
 }
 
+// The settings part of an import, once the profiles (if any) are in place.
+void import_settings(http::io_actor& actor, const settings_actor& settings, http::responder respond,
+                     http::error_writer errors, std::function<void(caf::error&)> failed,
+                     settings_replace change) {
+  actor.request(settings, limits::actor_request_timeout, std::move(change))
+      .then(
+          [respond, errors](const settings_change_result& out) {
+            if (out.status != 200) return respond(errors(out.status, out.error));
+            respond(http::json_response(
+                200,
+                {{"success", true}, {"settings", settings_api::redact(out.settings, schema())}}));
+          },
+          failed);
+}
+
+// The whole file is checked first (400 naming the first bad key, nothing changed); then the
+// profiles replace the folder's and the settings replace the file's.
+void post_import(http::exchange& x) {
+  auto body = body_object(x);
+  if (!body) return;
+  auto read = config_file::read(*body);
+  if (const auto* bad = std::get_if<settings_schema::problem>(&read))
+    return x.respond(x.error(400, bad->key + " " + bad->message));
+  if (!x.trusted)
+    return x.respond(x.error(403,
+                             "Importing a configuration needs login, or a client on this machine "
+                             "while login is off"));
+  auto file = std::move(std::get<config_file::contents>(read));
+  settings_replace change{std::move(file.settings), source_of(x), x.trusted};
+  auto settings = x.dir.get<settings_actor>();
+  auto profiles = x.dir.get<profiles_actor>();
+  if (!file.has_profiles || !profiles)
+    return import_settings(x.actor, settings, x.respond, x.policy.errors,
+                           x.failed("the settings actor"), std::move(change));
+  x.ask(
+      profiles,
+      [&actor = x.actor, settings, respond = x.respond, errors = x.policy.errors,
+       failed = x.failed("the settings actor"),
+       change = std::move(change)](const profile_outcome& out) mutable {
+        if (out.what != profile_outcome::result::ok)
+          return respond(errors(profiles::status_of(out.what), out.error));
+        import_settings(actor, settings, respond, errors, failed, std::move(change));
+      },
+      profiles_replace{std::move(file.profiles)});
+}
+
+http::route import_route() {
+  http::route r{"POST", "/api/config/import", true, post_import};
+  r.max_body = limits::config_import_max_bytes;
+  return r;
+}
+
 void post_rollback(http::exchange& x) {
   auto body = body_object(x);
   if (!body) return;
@@ -118,6 +171,7 @@ const http::route_registration routes{http::listener_kind::controller,
                                           {"GET", "/api/config/history", true, get_history},
                                           {"POST", "/api/config/rollback", true, post_rollback},
                                           {"GET", "/api/config/export", true, get_export},
+                                          import_route(),
                                       }};
 
 }  // namespace

@@ -5,6 +5,7 @@
 // Threading: io thread only, except reply_slot::deliver (posts onto the session's executor).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -135,7 +136,7 @@ class http_session final : public http_session_base,
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
     body_limit_ = cfg_->options.body_limit;
-    parser_->body_limit(body_limit_);
+    parser_->body_limit(std::max(body_limit_, cfg_->options.largest_body_limit));
     version_ = 11;
     keep_alive_ = false;
     head_ = false;
@@ -147,8 +148,24 @@ class http_session final : public http_session_base,
         [self = self()](beast::error_code ec, std::size_t) { self->on_header(ec); });
   }
 
+  // This request's body limit: the listener's, or its route's larger one.
+  void choose_body_limit() {
+    const auto& larger = cfg_->options.body_limit_for;
+    if (!larger) return;
+    const auto& header = parser_->get();
+    std::size_t limit = 0;
+    try {
+      limit = larger(header.method_string(), header.target());
+    } catch (...) {
+      limit = 0;  // an exception must not reach io_context::run(); the listener's limit holds
+    }
+    body_limit_ = std::max(body_limit_, limit);
+  }
+
   void on_header(beast::error_code ec) {
     ticket_.busy();
+    // Past even the largest limit: the 413 names the limit of the request's own route.
+    if (ec == bhttp::error::body_limit) choose_body_limit();
     if (ec) return on_read_error(ec);
     const auto& header = parser_->get();
     version_ = header.version();
@@ -211,15 +228,11 @@ class http_session final : public http_session_base,
   // The header passed the core's checks: read the body, then route.
   void go_on() {
     const auto& header = parser_->get();
-    if (const auto& larger = cfg_->options.body_limit_for) {
-      std::size_t limit = 0;
-      try {
-        limit = larger(header.method_string(), header.target());
-      } catch (...) {
-        limit = 0;  // an exception must not reach io_context::run(); the listener's limit holds
-      }
-      if (limit > body_limit_) parser_->body_limit(body_limit_ = limit);
-    }
+    choose_body_limit();
+    parser_->body_limit(body_limit_);
+    // The header was read under the largest limit: a declared length is checked here.
+    if (auto declared = parser_->content_length(); declared && *declared > body_limit_)
+      return on_read_error(bhttp::error::body_limit);
     // Clients that announce a body with "Expect: 100-continue" wait before sending it.
     if (version_ >= 11 && beast::iequals(header[bhttp::field::expect], "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";

@@ -339,6 +339,13 @@ std::size_t route_body_limit(listener_kind kind, std::string_view method, std::s
   return 0;
 }
 
+std::size_t largest_route_body(listener_kind kind) {
+  std::size_t largest = 0;
+  for (const auto& r : routes_of(kind))
+    largest = std::max(largest, r.max_body);
+  return largest;
+}
+
 // Paths match exactly, segment by segment: "/plants//1" and "/api/sliders/" name nothing. A
 // parameter may stand for an empty segment (its handler or its range check answers that).
 bool match_pattern(std::string_view pattern, std::string_view path,

@@ -180,6 +180,8 @@ const std::vector<route>& routes_of(listener_kind kind);
 // The max_body of the route that `method` and `target` (query and all) reach; 0 when none says
 // (the listener's limit).
 std::size_t route_body_limit(listener_kind kind, std::string_view method, std::string_view target);
+// The largest max_body of the listener's routes (0: none has one).
+std::size_t largest_route_body(listener_kind kind);
 
 // The server-core handler of one listener. `commands` (and its directory), `actor` and `policy`
 // must outlive it.

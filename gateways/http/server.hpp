@@ -120,8 +120,11 @@ struct listener_options {
   std::string tls_certificate_file{};
   std::string tls_private_key_file{};
   // A larger body limit for some requests, by method and target (0: body_limit), asked once
-  // the header is read.
+  // the header is read; `largest_body_limit` is the largest it gives. (Beast refuses a declared
+  // Content-Length past the parser's limit while it reads the header, so the header is read
+  // under the largest, and the request's own limit is applied once its target is known.)
   std::function<std::size_t(std::string_view method, std::string_view target)> body_limit_for{};
+  std::size_t largest_body_limit = 0;
   // Where the core reports what it did on its own (a websocket dropped for its queue bound);
   // empty: nothing is reported. Called on the io thread.
   std::function<void(std::string_view message)> warn{};

@@ -6,6 +6,7 @@ changes (at most 50, kept through kill -9) and the rollback."""
 import json
 import os
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -262,7 +263,8 @@ def test_the_command_line_keeps_its_own_entry_and_the_reload_after_it_adds_none(
     r = subprocess.run([MIXERD_BIN, "set-password", "admin", "--data-dir", data_dir],
                        input="correct horse\n", capture_output=True, text=True, timeout=30)
     assert r.returncode == 0, r.stderr
-    daemon.wait_log("reloaded")
+    # The login turns on once the auth actor has the reloaded settings.
+    wait_until(lambda: get_json(daemon, "/api/auth/status")["auth_enabled"], what="login on")
     status, _, headers = http("POST", daemon.url("/api/auth/login"),
                               {"username": "admin", "password": "correct horse"})
     assert status == 200
@@ -296,3 +298,89 @@ def test_an_export_holds_settings_macros_and_profiles_but_no_secret(daemon_facto
     names = [p["name"] for p in body["profiles"]]
     assert names == ["Default", "Night"]
     assert body["profiles"][1]["icon"] == "moon"
+
+
+def export(daemon, headers=None):
+    status, body, _ = http("GET", daemon.url("/api/config/export"), headers=headers)
+    assert status == 200, body
+    return body
+
+
+def profile_names(daemon):
+    return [p["name"] for p in get_json(daemon, "/api/profiles")["profiles"]]
+
+
+def test_an_import_brings_back_an_export_with_profiles_and_keeps_the_secrets(
+        daemon_factory, device, data_dir):
+    daemon = daemon_factory("--serial", device.path)
+    wait_until(lambda: get_json(daemon, "/api/status")["connected"], what="connected")
+    sliders = slider_settings(daemon)
+    sliders[0]["label"] = "Game"
+    assert patch(daemon, {"sliders": sliders,
+                          "mqtt": {"url": "mqtt://127.0.0.1:1", "username": "mixer",
+                                   "password": "broker-pw"}})[0] == 200
+    device.expect("VOL,0,Game,50")
+    backup = export(daemon)
+    key = read_settings(data_dir)["toast_api_key"]
+
+    # Changed since the backup: a label and a new profile.
+    sliders[0]["label"] = "Oops"
+    assert patch(daemon, {"sliders": sliders})[0] == 200
+    device.expect("VOL,0,Oops,50")
+    assert http("POST", daemon.url("/api/profiles"), {"name": "Later"})[0] == 201
+
+    status, body = http("POST", daemon.url("/api/config/import"), backup)[:2]
+    assert status == 200, body
+    assert body["settings"]["sliders"][0]["label"] == "Game"
+    device.expect("VOL,0,Game,50")
+    assert profile_names(daemon) == ["Default"]
+    saved = read_settings(data_dir)
+    # The export had no secrets: the running ones stayed, the broker's password with its broker.
+    assert saved["toast_api_key"] == key
+    assert saved["mqtt"]["password"] == "broker-pw"
+    assert history(daemon)[0]["summary"] == "sliders[0].label"
+
+
+def test_a_bad_import_names_the_first_bad_key_and_changes_nothing(daemon_factory, data_dir):
+    daemon = daemon_factory()
+    assert http("POST", daemon.url("/api/profiles"), {"name": "Night"})[0] == 201
+    backup = export(daemon)
+    before = settled_settings(daemon, data_dir)
+    broken = json.loads(json.dumps(backup))
+    broken["settings"]["master_volume"] = 500
+    broken["profiles"] = []
+    assert http("POST", daemon.url("/api/config/import"), broken)[:2] == (
+        400, {"error": "settings.master_volume must be an integer from 0 to 100"})
+    broken = json.loads(json.dumps(backup))
+    broken["profiles"][1]["sliders"] = []
+    status, body = http("POST", daemon.url("/api/config/import"), broken)[:2]
+    assert status == 400 and body["error"].startswith("profiles[1].sliders "), body
+    assert http("POST", daemon.url("/api/config/import"), {"settings": {}})[:2] == (
+        400, {"error": "mixerd_config must be 1 (a file of GET /api/config/export)"})
+    assert read_settings(data_dir) == before
+    assert profile_names(daemon) == ["Default", "Night"]
+
+
+def test_an_import_needs_login_or_a_local_client_and_takes_a_large_file(daemon_factory, data_dir):
+    address = other_address()
+    daemon = daemon_factory("--bind", "0.0.0.0")
+    remote = f"http://{address}:{daemon.ports['controller']}"
+    backup = export(daemon)
+    status, body = http("POST", remote + "/api/config/import", backup)[:2]
+    assert status == 403 and "needs login" in body["error"], body
+    # Many profiles: far past the 64 KiB other requests may carry.
+    backup["profiles"] += [dict(backup["profiles"][0], name=f"Copy {i}") for i in range(40)]
+    assert len(json.dumps(backup)) > 64 * 1024
+    status, body = http("POST", daemon.url("/api/config/import"), backup)[:2]
+    assert status == 200, body
+    assert len(profile_names(daemon)) == 41
+    # Other requests keep their limit.
+    status, body = http("PATCH", daemon.url("/api/settings"), b"{" + b" " * 70000 + b"}")[:2]
+    assert status == 413, body
+    # The import's own limit holds too: a declared length past 8 MiB is refused before its body.
+    with socket.create_connection(("127.0.0.1", daemon.ports["controller"]), timeout=5) as s:
+        s.sendall(b"POST /api/config/import HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  b"Content-Type: application/json\r\nContent-Length: 9000000\r\n\r\n{")
+        answer = s.recv(4096).decode()
+    assert answer.startswith("HTTP/1.1 413 "), answer
+    assert "limit 8388608 bytes" in answer

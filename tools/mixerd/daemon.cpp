@@ -278,6 +278,7 @@ int run_daemon(const cli::options& opts) {
     lo.body_limit_for = [kind = kinds[i]](std::string_view method, std::string_view target) {
       return http::route_body_limit(kind, method, target);
     };
+    lo.largest_body_limit = http::largest_route_body(kinds[i]);
     lo.connections = connections;
     lo.hosts = hosts;
     if (p.socketio) {

@@ -118,3 +118,19 @@ TEST_CASE("settings api: an export leaves every secret out and keeps the rest") 
                     {"smarthome", {{"url", "http://ha"}}},
                     {"master_volume", 40}});
 }
+
+TEST_CASE("settings api: an import keeps the running secrets it leaves out, never for a new URL") {
+  const json running = {{"toast_api_key", std::string(64, 'k')},
+                        {"mqtt", {{"url", "mqtt://a"}, {"username", "u"}, {"password", "pw"}}},
+                        {"smarthome", {{"url", "http://ha"}, {"token", std::string(20, 't')}}}};
+  json imported = {{"mqtt", {{"url", "mqtt://a"}, {"username", "u"}}},
+                   {"smarthome", {{"url", "http://elsewhere"}}}};
+  settings_api::carry_secrets(imported, running, schema());
+  CHECK(imported["toast_api_key"] == std::string(64, 'k'));
+  CHECK(imported["mqtt"]["password"] == "pw");           // the same broker: its password stays
+  CHECK_FALSE(imported["smarthome"].contains("token"));  // another host: no token goes there
+  // A secret the import holds is the import's.
+  json with_key = {{"toast_api_key", std::string(64, 'n')}};
+  settings_api::carry_secrets(with_key, running, schema());
+  CHECK(with_key["toast_api_key"] == std::string(64, 'n'));
+}
