@@ -39,7 +39,8 @@ response preflight(const request& req) {
   response res;
   res.status = 204;
   res.content_type.clear();
-  res.headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS");
+  res.headers.emplace_back("Access-Control-Allow-Methods",
+                           "GET, POST, PUT, PATCH, DELETE, OPTIONS");
   auto asked = req.header("Access-Control-Request-Headers");
   res.headers.emplace_back("Access-Control-Allow-Headers",
                            asked.empty() ? std::string("Content-Type") : std::string(asked));
