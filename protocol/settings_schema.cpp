@@ -142,13 +142,14 @@ part daemon_part() {
            integer_schema(0, 65535, default_plants_port,
                           "The plant store's TCP port; 0: any free one. --plants-port beats "
                           "it")},
-          {"bind_address",
-           {{"type", "string"},
-            {"default", "0.0.0.0"},
-            {"description",
-             "The address the listeners bind to: an IP address such as 0.0.0.0 (every "
-             "interface) or 127.0.0.1 (this machine only)"}},
-           check_bind_address},
+          // An access rule: a file that loses it must not open the listeners to every interface.
+          guarded({"bind_address",
+                   {{"type", "string"},
+                    {"default", "0.0.0.0"},
+                    {"description",
+                     "The address the listeners bind to: an IP address such as 0.0.0.0 (every "
+                     "interface) or 127.0.0.1 (this machine only)"}},
+                   check_bind_address}),
           {"log_level",
            {{"type", "string"},
             {"enum", {"trace", "debug", "info", "warn", "error"}},

@@ -136,7 +136,7 @@ def test_secrets_and_access_rules_need_login_or_a_local_client(daemon_factory, d
     before = settled_settings(daemon, data_dir)
     for body in ({"mqtt": {"url": "mqtt://example.org"}}, {"auth_enabled": True},
                  {"smarthome": {"url": "http://attacker.example"}}, {"plugins": {}},
-                 {"http_macro_allow": ["127.0.0.1"]}):
+                 {"http_macro_allow": ["127.0.0.1"]}, {"bind_address": "127.0.0.1"}):
         status, answer = patch(daemon, body, base=remote)
         assert status == 403, (body, answer)
         key = next(iter(body))

@@ -355,7 +355,7 @@ TEST_CASE("every key holding a secret or an access rule is guarded, and only tho
   const auto keys = settings_schema::guarded_keys();
   const std::set<std::string> guarded(keys.begin(), keys.end());
   CHECK(guarded == std::set<std::string>{"metrics_token", "auth_enabled", "auth_username",
-                                         "auth_password_hash", "session_timeout",
+                                         "auth_password_hash", "session_timeout", "bind_address",
                                          "session_max_lifetime", "toast_api_key", "allowed_hosts",
                                          "http_macro_allow", "plant_store_token", "stream",
                                          "smarthome", "mqtt", "plugins"});
