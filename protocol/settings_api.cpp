@@ -136,6 +136,24 @@ json without_secrets(const json& settings, const json& schema) {
   return out;
 }
 
+void keep_live(json& restored, const json& running, const json& schema) {
+  if (!restored.is_object()) return;
+  const auto p = schema.find("properties");
+  if (p == schema.end() || !p->is_object()) return;
+  for (const auto& [name, s] : p->items()) {
+    const auto was = running.is_object() ? running.find(name) : running.end();
+    const bool had = running.is_object() && was != running.end();
+    if (live(s)) {
+      if (had)
+        restored[name] = *was;
+      else
+        restored.erase(name);
+    } else if (auto now = restored.find(name); now != restored.end() && now->is_object()) {
+      keep_live(*now, had ? *was : json::object(), s);
+    }
+  }
+}
+
 void carry_secrets(json& imported, const json& running, const json& schema) {
   if (!imported.is_object() || !running.is_object()) return;
   for (const auto& [name, was] : running.items()) {

@@ -28,6 +28,12 @@ nlohmann::json without_secrets(const nlohmann::json& settings, const nlohmann::j
 void carry_secrets(nlohmann::json& imported, const nlohmann::json& running,
                    const nlohmann::json& schema);
 
+// For a rollback or an import, which restore configuration: every value the schema marks live
+// state (x-live: the mutes, the master volume, the current page and profile) takes its `running`
+// value (or is left out when `running` has none), so that going back does not move a fader.
+void keep_live(nlohmann::json& restored, const nlohmann::json& running,
+               const nlohmann::json& schema);
+
 // Applies `patch` to `target` as RFC 7396 says (null removes a member, an object merges, any
 // other value replaces), except that secret_mask written where the schema marks a value
 // writeOnly leaves that value as it is. A patch that is not an object replaces `target` whole.

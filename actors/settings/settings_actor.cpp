@@ -141,6 +141,7 @@ settings_change_result rollback(settings_state& st, const settings_rollback& r) 
   if (!version) return {404, "There is no history entry " + r.id, {}};
   std::string why;
   if (!save_pending(st, false, &why)) return unwritable(why);
+  settings_api::keep_live(*version, st.current, st.schema);
   return apply(st, std::move(*version), "rollback", r.trusted);
 }
 
@@ -150,6 +151,7 @@ settings_change_result replace(settings_state& st, const settings_replace& r) {
   if (!save_pending(st, false, &why)) return unwritable(why);
   auto candidate = r.settings;
   settings_api::carry_secrets(candidate, st.current, st.schema);
+  settings_api::keep_live(candidate, st.current, st.schema);
   return apply(st, std::move(candidate), r.source, r.trusted);
 }
 

@@ -203,6 +203,9 @@ def test_history_names_each_change_and_a_rollback_goes_back_live(daemon_factory,
     assert body["settings"]["sliders"][0]["label"] == "Game"
     device.expect("VOL,0,Game,50")
     assert read_settings(data_dir)["sliders"][0]["label"] == "Game"
+    # Going back restores configuration, not live state: the volume set since stays.
+    assert get_json(daemon, "/api/volume/master") == {"volume": 20}
+    assert read_settings(data_dir)["master_volume"] == 20
     newest = history(daemon)[0]
     assert (newest["source"], newest["summary"]) == ("rollback", "sliders[0].label")
     # The rollback is undone like any change.

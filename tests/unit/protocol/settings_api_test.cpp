@@ -134,3 +134,21 @@ TEST_CASE("settings api: an import keeps the running secrets it leaves out, neve
   settings_api::carry_secrets(with_key, running, schema());
   CHECK(with_key["toast_api_key"] == std::string(64, 'n'));
 }
+
+TEST_CASE("settings api: a restored version keeps the running live state") {
+  const json running = {{"master_volume", 70},
+                        {"mutes", {{"individual", {true, false, false, false}}, {"master", false}}},
+                        {"macros", {{"current_page", 2}, {"page_names", {{"0", "Now"}}}}},
+                        {"log_level", "debug"}};
+  json restored = {{"master_volume", 20},
+                   {"current_profile", "Old"},
+                   {"macros", {{"current_page", 0}, {"page_names", {{"0", "Then"}}}}},
+                   {"log_level", "info"}};
+  settings_api::keep_live(restored, running, schema());
+  CHECK(restored["master_volume"] == 70);
+  CHECK(restored["mutes"] == running["mutes"]);
+  CHECK_FALSE(restored.contains("current_profile"));  // running has none: its default applies
+  CHECK(restored["macros"]["current_page"] == 2);
+  CHECK(restored["macros"]["page_names"]["0"] == "Then");  // configuration is restored
+  CHECK(restored["log_level"] == "info");
+}
