@@ -1,6 +1,7 @@
 // Routes of the settings API (docs/api/settings.md): the schema of settings.json, the settings
-// with their secrets masked, changes as JSON merge patches, the history and the rollback. The
-// settings actor checks and applies a change; this file only masks what goes out.
+// with their secrets masked, changes as JSON merge patches, the history and the rollback, the
+// export and the import. The settings actor checks and applies a change (the profiles actor
+// replaces the profiles of an import); this file checks an import's file and masks what goes out.
 #include "actors/support/local_time.hpp"
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/json_body.hpp"
@@ -40,17 +41,20 @@ std::string source_of(const http::exchange& x) {
   return x.req.header("X-Mixerd-Source") == "web" ? "web" : "api";
 }
 
-// Asks the settings actor for a change and answers with its outcome, the secrets masked.
+// The answer to a change: its outcome, the secrets masked.
+auto change_answer(http::responder respond, http::error_writer errors) {
+  return [respond = std::move(respond),
+          errors = std::move(errors)](const settings_change_result& out) {
+    if (out.status != 200) return respond(errors(out.status, out.error));
+    respond(http::json_response(
+        200, {{"success", true}, {"settings", settings_api::redact(out.settings, schema())}}));
+  };
+}
+
+// Asks the settings actor for a change and answers with its outcome.
 template <class Change>
 void ask_change(http::exchange& x, Change change) {
-  x.ask(
-      x.dir.get<settings_actor>(),
-      [respond = x.respond, errors = x.policy.errors](const settings_change_result& out) {
-        if (out.status != 200) return respond(errors(out.status, out.error));
-        respond(http::json_response(
-            200, {{"success", true}, {"settings", settings_api::redact(out.settings, schema())}}));
-      },
-      std::move(change));
+  x.ask(x.dir.get<settings_actor>(), change_answer(x.respond, x.policy.errors), std::move(change));
 }
 
 void patch_settings(http::exchange& x) {
@@ -105,14 +109,7 @@ void import_settings(http::io_actor& actor, const settings_actor& settings, http
                      http::error_writer errors, std::function<void(caf::error&)> failed,
                      settings_replace change) {
   actor.request(settings, limits::actor_request_timeout, std::move(change))
-      .then(
-          [respond, errors](const settings_change_result& out) {
-            if (out.status != 200) return respond(errors(out.status, out.error));
-            respond(http::json_response(
-                200,
-                {{"success", true}, {"settings", settings_api::redact(out.settings, schema())}}));
-          },
-          failed);
+      .then(change_answer(std::move(respond), std::move(errors)), std::move(failed));
 }
 
 // The whole file is checked first (400 naming the first bad key, nothing changed); then the
