@@ -22,6 +22,11 @@ def element_id(ident):
     return {"id": ident}
 
 
+def label(text):
+    """The form control labelled `text` (a password box, which has no role)."""
+    return {"label": text}
+
+
 class DriverError(AssertionError):
     pass
 
@@ -87,6 +92,29 @@ class Browser:
 
     def check(self, target):
         self.call("check", target=target)
+
+    def uncheck(self, target):
+        self.call("uncheck", target=target)
+
+    def select(self, target, value):
+        """Chooses the option whose value or text is `value` in a select."""
+        self.call("select", target=target, value=value)
+
+    def press(self, key):
+        """A key press on whatever has the focus ("Tab", "ArrowRight", "Enter")."""
+        self.call("press", key=key)
+
+    def focused(self):
+        """{"id", "tag", "role", "text"} of the focused element, or None for the body."""
+        return self.call("focused")
+
+    def page_text(self):
+        """{"html": the page's markup, "values": the value of every input, textarea, select}."""
+        return self.call("pageText")
+
+    def axe(self, tags, include=None):
+        """axe-core's violations of the rules with `tags` on the page (or the `include` selector)."""
+        return self.call("axe", answer_within=60, tags=list(tags), include=include)
 
     def count(self, target):
         return self.call("count", target=target)

@@ -5,10 +5,15 @@
 // "error": "..."}. Commands run one after another, in the order they arrive.
 //
 // Controls are found only by their accessible role and name (exact), like a screen reader user
-// finds them, or by element id for the connection-state elements. Every request the page makes is
+// finds them, by their label (a password box has no role), or by element id for the
+// connection-state elements and a field's error text. Every request the page makes is
 // recorded (URL, method, status, redirect), as are console errors and uncaught page errors.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
 import { chromium } from "playwright-core";
+
+const require = createRequire(import.meta.url);
 
 const POLL_MS = 10;
 
@@ -83,8 +88,9 @@ async function goto({ url }) {
   return { url: page.url(), status: resp ? resp.status() : null };
 }
 
-function locate({ role, name, id }) {
+function locate({ role, name, id, label }) {
   if (id !== undefined) return page.locator(`#${id}`);
+  if (label !== undefined) return page.getByLabel(label, { exact: true });
   return page.getByRole(role, { name, exact: true });
 }
 
@@ -244,7 +250,50 @@ async function boxes({ role }) {
   return out;
 }
 
+// The element that has the keyboard focus: its id, tag, role and text.
+async function focused() {
+  return page.evaluate(() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return null;
+    return { id: el.id, tag: el.tagName.toLowerCase(), role: el.getAttribute("role"),
+             text: el.textContent.trim() };
+  });
+}
+
+// Everything the page holds as text: its markup and the current value of every form control
+// (a typed value is a property, not in the markup).
+async function pageText() {
+  return page.evaluate(() => ({
+    html: document.documentElement.outerHTML,
+    values: [...document.querySelectorAll("input, textarea, select")].map((el) => el.value),
+  }));
+}
+
+// Runs axe-core (the locked package) on the page, or on the element `include` names (a CSS
+// selector), with the rules of the given tags. The script goes in through the DevTools protocol,
+// which the page's Content-Security-Policy (no inline script) does not govern.
+async function axe({ include = null, tags }) {
+  const loaded = await page.evaluate(() => typeof window.axe === "object");
+  if (!loaded) await page.evaluate(readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"));
+  const result = await page.evaluate(
+    ({ include, tags }) => window.axe.run(include ? { include: [include] } : document,
+                                          { runOnly: { type: "tag", values: tags } }),
+    { include, tags },
+  );
+  return {
+    version: result.testEngine.version,
+    passes: result.passes.length,
+    violations: result.violations.map((v) => ({
+      id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, summary: n.failureSummary })),
+    })),
+  };
+}
+
 const commands = {
+  focused,
+  pageText,
+  axe,
   inputBurst,
   waitFrames,
   boxes,
@@ -262,6 +311,18 @@ const commands = {
   },
   check: async ({ target }) => {
     await locate(target).check({ timeout: 5000 });
+    return null;
+  },
+  uncheck: async ({ target }) => {
+    await locate(target).uncheck({ timeout: 5000 });
+    return null;
+  },
+  select: async ({ target, value }) => {
+    await locate(target).selectOption(value, { timeout: 5000 });
+    return null;
+  },
+  press: async ({ key }) => {
+    await page.keyboard.press(key);
     return null;
   },
   count: async ({ target }) => locate(target).count(),
