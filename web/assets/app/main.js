@@ -11,6 +11,7 @@ import { renderSmarthome, onSmarthomeChange, onSmarthomeStatus } from "./smartho
 import { renderStream, onStreamChange, onStreamStatus } from "./stream.js";
 import { renderMusic, onMusicChange } from "./music.js";
 import { setDaemonState, renderStatus, onDeviceStatus, onAudioStatus, onStatusFacts } from "./status.js";
+import { setupSettingsEntry } from "./settings-entry.js";
 
 function renderAll(state) {
   if (!state || typeof state !== "object") return;
@@ -101,3 +102,4 @@ async function setupLogout() {
 setupSliders();
 connect();
 setupLogout();
+setupSettingsEntry();
