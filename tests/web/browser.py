@@ -33,8 +33,9 @@ class DriverError(AssertionError):
 
 class Browser:
     def __init__(self):
-        if not os.path.isdir(os.path.join(DRIVER_DIR, "node_modules", "playwright-core")):
-            raise DriverError(f"playwright-core is not installed: run `npm ci` in {DRIVER_DIR}")
+        for package in ("playwright-core", "axe-core"):
+            if not os.path.isdir(os.path.join(DRIVER_DIR, "node_modules", package)):
+                raise DriverError(f"{package} is not installed: run `npm ci` in {DRIVER_DIR}")
         self._ids = itertools.count(1)
         self._answers = queue.Queue()
         self.stderr = []
