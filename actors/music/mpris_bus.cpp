@@ -359,13 +359,13 @@ class session final : public mpris_bus, public std::enable_shared_from_this<sess
     };
     const std::string root(music::root_interface);
     const std::string player(music::player_interface);
-    call_async(
+    const int r = call_async(
         name.c_str(), music::object_path.data(), properties_interface, "GetAll",
         [this, name, player, append_interface](sd_bus_message* reply) {
           mpris_player_update update{gen_, name, std::nullopt, std::nullopt, std::nullopt};
           if (reply_error(reply).empty()) read_properties(reply, update);
           if (ended_) return;
-          call_async(
+          const int sent = call_async(
               name.c_str(), music::object_path.data(), properties_interface, "GetAll",
               [this, update](sd_bus_message* reply) mutable {
                 fetching_.erase(update.name);
@@ -380,8 +380,10 @@ class session final : public mpris_bus, public std::enable_shared_from_this<sess
                 caf::anon_send(owner_, std::move(update));
               },
               append_interface(player.c_str()));
+          if (sent < 0) fetching_.erase(name);  // not sent: the next signal reads it again
         },
         append_interface(root.c_str()));
+    if (r < 0) fetching_.erase(name);
   }
 
   static int on_owner_changed(sd_bus_message* m, void* userdata, sd_bus_error*) {
