@@ -77,7 +77,7 @@ def test_opening_and_closing_moves_the_focus_and_the_tabs_follow_the_keyboard(br
     browser.wait(role("heading", "Settings"), "visible", equals=True)
     assert browser.focused()["id"] == "settings-heading"
     assert browser.read(element_id("main"), "visible") is False
-    browser.click(role("tab", "Options"))
+    browser.click(role("tab", "Other settings"))
     browser.press("ArrowRight")
     browser.wait(role("tab", "History"), "attr:aria-selected", equals="true")
     assert browser.focused()["id"] == "settings-tab-history"
@@ -215,7 +215,7 @@ def test_the_history_lists_a_change_and_undo_brings_the_old_value_back(browser, 
     top = get_json(web, "/api/config/history")["history"][0]
     assert top["source"] == "rollback", top
     browser.wait(role("button", f"Roll back change {top['id']}"), "visible", equals=True)
-    browser.click(role("tab", "Options"))
+    browser.click(role("tab", "Other settings"))
     assert browser.read(role("combobox", "Log level")) == ""  # "Default (info)"
 
     # Rolling back the rollback (a redo) from its own button.

@@ -1,16 +1,11 @@
 // The settings area: takes the place of the live sections while it is open (the Settings button
-// and #settings, settings-entry.js). Two views as tabs: the options (form.js) and the history of
-// changes (history.js). Opening moves the focus to its heading; closing gives it back to the
-// Settings button.
+// and #settings, settings-entry.js). Its views are tabs, listed in views.js: a section per
+// capability with an editor of its own, the generic form for every other setting (form.js) and
+// the history of changes (history.js). Opening moves the focus to its heading; closing gives it
+// back to the Settings button.
 import { h } from "../dom.js";
 import { api } from "../net.js";
-import { buildForm } from "./form.js";
-import { buildHistory } from "./history.js";
-
-const VIEWS = [
-  { name: "options", title: "Options" },
-  { name: "history", title: "History" },
-];
+import { VIEWS, claimedKeys } from "./views.js";
 
 let schema = null; // the schema does not change while mixerd runs: read once
 let parts = null; // {heading, tabs, panels, form, history}
@@ -29,7 +24,8 @@ function selectView(name, { focus = false } = {}) {
     parts.panels[view.name].hidden = !selected;
     if (selected && focus) tab.focus();
   }
-  if (name === "history" && parts.history) parts.history.refresh();
+  const view = parts.views[name];
+  if (view && view.refresh) view.refresh();
 }
 
 function onTabKey(event) {
@@ -67,14 +63,14 @@ function build() {
     h("div", { class: "tabs settings-tabs", role: "tablist", "aria-label": "Settings views" },
       ...VIEWS.map((view) => tabs[view.name])),
     ...VIEWS.map((view) => panels[view.name]));
-  parts = { heading, tabs, panels, form: null, history: null };
+  parts = { heading, tabs, panels, views: {} };
 }
 
 function loading(text) {
   return h("p", { class: "hint" }, text);
 }
 
-/** Reads the schema, the settings and the login state, and draws both views. */
+/** Reads the schema, the settings and the login state, and draws every view. */
 async function load() {
   for (const view of VIEWS) parts.panels[view.name].replaceChildren(loading("Loading the settings…"));
   let settings;
@@ -86,18 +82,30 @@ async function load() {
       api("GET", "/api/auth/status", undefined, { quiet: true }).catch(() => null),
     ]);
   } catch (failure) {
-    parts.panels.options.replaceChildren(loading(`The settings could not be read: ${failure.message}`));
-    parts.panels.history.replaceChildren();
+    parts.panels[VIEWS[0].name].replaceChildren(loading(`The settings could not be read: ${failure.message}`));
+    for (const view of VIEWS.slice(1)) parts.panels[view.name].replaceChildren();
     return;
   }
-  const authEnabled = Boolean(auth && auth.auth_enabled);
-  const history = buildHistory({ authEnabled, onChanged: (values) => form.show(values) });
-  const form = buildForm(schema, settings, { authEnabled, onSaved: () => {} });
-  parts.form = form;
-  parts.history = history;
-  parts.panels.options.replaceChildren(form.element);
-  parts.panels.history.replaceChildren(history.element);
-  if (!parts.panels.history.hidden) history.refresh();
+  // What every view is given: the schema and settings as read, whether login is on, and the
+  // two ways to tell the others about a change (a save shows in the generic form and history;
+  // a rollback puts the restored settings in every view).
+  const context = {
+    schema, settings, auth: auth || {}, authEnabled: Boolean(auth && auth.auth_enabled),
+    claimed: claimedKeys(),
+    onSaved(values) { for (const view of Object.values(parts.views)) view.saved?.(values); },
+    onChanged(values) { for (const view of Object.values(parts.views)) view.show?.(values); },
+  };
+  for (const view of VIEWS) {
+    try {
+      const built = view.build(context);
+      parts.views[view.name] = built;
+      parts.panels[view.name].replaceChildren(built.element);
+    } catch (failure) {
+      parts.panels[view.name].replaceChildren(loading(`This view could not be drawn: ${failure.message}`));
+    }
+  }
+  const shown = VIEWS.find((view) => !parts.panels[view.name].hidden);
+  if (shown) parts.views[shown.name]?.refresh?.();
 }
 
 /** Shows the area (the live sections hide) and reads the settings afresh. */
@@ -107,7 +115,7 @@ export async function openSettings({ onClose: close }) {
   if (!parts) build();
   document.getElementById("main").hidden = true;
   area().hidden = false;
-  selectView("options");
+  selectView(VIEWS[0].name);
   parts.heading.focus();
   await load();
 }

@@ -8,8 +8,9 @@ import { api } from "../net.js";
 import { UNCHANGED } from "./frame.js";
 import { fieldFor } from "./fields.js";
 
-// Keys with editors of their own (later): the sliders, the macro pages, the profile, the mutes.
-const SPECIAL_EDITORS = new Set(["sliders", "macros", "current_profile", "mutes"]);
+// Keys never in the generic form: the macro pages and the mutes (x-live state of their own), and
+// those a view of views.js claims (passed as `claimed`).
+const SPECIAL_EDITORS = new Set(["macros", "current_profile", "mutes"]);
 // Group order and titles; an owner not listed here follows, titled from its name.
 const OWNERS = [
   ["daemon", "Daemon"], ["device", "Device"], ["auth", "Login"], ["network", "Network"],
@@ -31,10 +32,10 @@ function rankOf(owner) {
 }
 
 /** The keys the generic form edits, grouped: [[owner, [[key, schema], ...]], ...] in order. */
-export function groupsOf(schema) {
+export function groupsOf(schema, claimed = new Set()) {
   const groups = new Map();
   for (const [key, member] of Object.entries(schema.properties || {})) {
-    if (SPECIAL_EDITORS.has(key) || !member || member["x-live"]) continue;
+    if (SPECIAL_EDITORS.has(key) || claimed.has(key) || !member || member["x-live"]) continue;
     const owner = typeof member["x-owner"] === "string" ? member["x-owner"] : "other";
     if (!groups.has(owner)) groups.set(owner, []);
     groups.get(owner).push([key, member]);
@@ -129,9 +130,9 @@ function buildGroup(owner, members, context) {
  * save. Answers {element, show(settings)}: show() puts new running values in every field (after
  * a rollback). After a group's save, the other groups' unsaved edits are kept.
  */
-export function buildForm(schema, settings, { authEnabled, onSaved }) {
+export function buildForm(schema, settings, { authEnabled, onSaved, claimed }) {
   const context = { authEnabled, onSaved: (saved, group) => { show(saved, { except: group }); onSaved(saved); } };
-  const groups = groupsOf(schema).map(([owner, members]) => buildGroup(owner, members, context));
+  const groups = groupsOf(schema, claimed).map(([owner, members]) => buildGroup(owner, members, context));
 
   function show(values, { except = null } = {}) {
     for (const group of groups) {
@@ -144,5 +145,5 @@ export function buildForm(schema, settings, { authEnabled, onSaved }) {
   show(settings);
   const element = groups.length ? h("div", { class: "settings-groups" }, ...groups.map((group) => group.element))
     : h("p", { class: "hint" }, "This mixerd has no settings to edit here.");
-  return { element, show };
+  return { element, show, saved: (values) => show(values, { except: "all" }) };
 }

@@ -1,0 +1,28 @@
+// The settings area's views, in tab order. A view is {name, title, claims, build(context)}:
+//   claims   the top-level settings.json keys it edits with an editor of its own; the generic
+//            form (the "Other settings" view) leaves them out;
+//   build    draws the view from the context area.js gives (schema, settings, auth, authEnabled,
+//            onSaved(settings) after a save, onChanged(settings) after a rollback or import) and
+//            answers {element, refresh?(), show?(settings), saved?(settings)}: refresh() runs
+//            whenever its tab is selected, show() puts restored settings in it, saved() hears
+//            another view's save.
+// A capability whose settings need no special editor adds no view: its keys appear in the
+// generic form from the schema alone.
+import { buildForm } from "./form.js";
+import { buildHistory } from "./history.js";
+
+export const VIEWS = [
+  {
+    name: "options", title: "Other settings", claims: [],
+    build: (context) => buildForm(context.schema, context.settings, context),
+  },
+  {
+    name: "history", title: "History", claims: [],
+    build: (context) => buildHistory(context),
+  },
+];
+
+/** Every key a view other than the generic form edits. */
+export function claimedKeys() {
+  return new Set(VIEWS.flatMap((view) => view.claims));
+}
