@@ -362,3 +362,55 @@ def test_the_sliders_macros_and_profiles_views_pass_axe_wcag_a_and_aa(
     browser.click(role("button", "Save as a new profile"))
     browser.wait(element_id("settings-profile-new-name-error"), "text", regex=r"\S")
     check_axe(browser, f"{name} profiles with an error")
+
+
+def test_every_kind_of_fields_reaches_the_api_as_the_api_documents_it(browser, mixer):
+    open_view(browser, mixer, "Macros", width=1280, height=800, touch=False)
+    browser.click(role("button", "Games"))
+    status = element_id("settings-macro-status")
+
+    def make(index, kind, name, fill=(), select=()):
+        browser.click(role("button", f"Slot {index + 1} Empty"))
+        browser.select(role("combobox", "What it does"), kind)
+        browser.fill(role("textbox", "Name"), name)
+        for target, value in fill:
+            browser.fill(target, value)
+        for target, value in select:
+            browser.select(target, value)
+        browser.click(role("button", "Save macro"))
+        browser.wait(status, "text", equals=f"Saved: {name} is in slot {index + 1} of Games.")
+        return get_json(mixer, "/api/macros")["pages"]["2"][index]
+
+    common = {"icon": ""}
+    assert make(0, "volume", "Quieter", fill=[(role("spinbutton", "Step"), "-10")],
+                select=[(role("combobox", "Which volume"), "master")]) == {
+        **common, "type": "volume", "name": "Quieter", "target": "master", "step": -10}
+    assert make(1, "stream_source", "Cam", fill=[(role("textbox", "Source"), "Camera")],
+                select=[(role("combobox", "Show or hide"), "false")]) == {
+        **common, "type": "stream_source", "name": "Cam", "source_name": "Camera", "visible": False}
+    assert make(2, "smarthome", "Desk", fill=[(role("combobox", "Entity"), "light.desk"),
+                                             (role("spinbutton", "Brightness"), "40")],
+                select=[(role("combobox", "Action"), "turn_on")]) == {
+        **common, "type": "smarthome", "name": "Desk", "entity_id": "light.desk", "action": "turn_on",
+        "brightness": 40}
+    steps = [{"type": "mute", "target": 1}, {"type": "delay", "ms": 250}]
+    stored = make(3, "sequence", "Both", fill=[(role("textbox", "Steps"), json.dumps(steps))])
+    assert stored["type"] == "sequence" and [s["type"] for s in stored["steps"]] == ["mute", "delay"], stored
+    assert stored["steps"][1]["ms"] == 250 and stored["steps"][0]["target"] == 1, stored
+    assert make(4, "plugin", "Hello", fill=[(role("textbox", "Plugin type"), "greeter"),
+                                           (role("textbox", "The plugin's fields"), '{"message": "hi"}')]) == {
+        **common, "type": "plugin", "name": "Hello", "plugin_type": "greeter", "message": "hi"}
+    assert make(5, "media", "Next", select=[(role("combobox", "Action"), "next")]) == {
+        **common, "type": "media", "name": "Next", "action": "next"}
+    # A stored macro comes back into the editor as it was saved.
+    browser.click(role("button", "Slot 3 Desk"))
+    assert browser.read(role("combobox", "Entity")) == "light.desk"
+    assert browser.read(role("spinbutton", "Brightness")) == "40"
+    assert browser.read(role("combobox", "Action")) == "turn_on"
+    # A sequence with a command step is refused by the API, in its own words.
+    browser.click(role("button", "Slot 4 Both"))
+    browser.fill(role("textbox", "Steps"), json.dumps([{"type": "command", "argv": ["/bin/true"]}]))
+    browser.click(role("button", "Save macro"))
+    said = browser.wait(status, "text", regex=r"\S")["value"]
+    assert said.startswith("Not saved: steps[0] is a command macro"), said
+    assert get_json(mixer, "/api/macros")["pages"]["2"][3]["steps"][0]["type"] == "mute"

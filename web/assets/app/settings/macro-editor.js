@@ -49,7 +49,8 @@ export function buildMacroEditor(actions, names) {
   const toSlot = h("select", { id: "settings-macro-to-slot" });
   const move = h("button", { type: "button" }, "Move");
   const copy = h("button", { type: "button" }, "Copy");
-  const transfer = h("fieldset", { class: "setting-object macro-transfer" }, h("legend", {}, "Move or copy the saved macro"),
+  const transfer = h("fieldset", { class: "setting-object macro-transfer" },
+    h("legend", {}, "Move or copy the saved macro"),
     labelled(toPage, "To page").element, labelled(toSlot, "To slot").element,
     h("div", { class: "group-actions" }, move, copy));
   const element = h("section", { class: "card settings-group macro-editor", hidden: true,
@@ -68,7 +69,8 @@ export function buildMacroEditor(actions, names) {
     const keep = toSlot.value;
     toSlot.replaceChildren(...Array.from({ length: SLOT_COUNT }, (_, i) => {
       const there = names.slot(page, i);
-      return h("option", { value: String(i) }, `Slot ${i + 1}: ${isEmpty(there) ? "empty" : there.name || KIND_TITLES[there.type]}`);
+      const what = isEmpty(there) ? "empty" : there.name || KIND_TITLES[there.type];
+      return h("option", { value: String(i) }, `Slot ${i + 1}: ${what}`);
     }));
     if (keep) toSlot.value = keep;
   }
@@ -106,10 +108,13 @@ export function buildMacroEditor(actions, names) {
       if (kind.value !== (isEmpty(macro) ? "" : macro.type)) kind.value = ""; // a kind this page lacks
       name.value = macro?.name || "";
       icon.value = macro?.icon || "";
-      for (const [type, k] of Object.entries(kinds)) k.fields.forEach((f) => f.show(type === macro?.type ? macro : {}));
+      for (const [type, k] of Object.entries(kinds)) {
+        k.fields.forEach((f) => f.show(type === macro?.type ? macro : {}));
+      }
       showKind();
     }
-    toPage.replaceChildren(...Array.from({ length: PAGE_COUNT }, (_, p) => h("option", { value: String(p) }, names.page(p))));
+    toPage.replaceChildren(...Array.from({ length: PAGE_COUNT },
+      (_, p) => h("option", { value: String(p) }, names.page(p))));
     toPage.value = String(page);
     fillSlots();
     element.hidden = false;
@@ -121,7 +126,8 @@ export function buildMacroEditor(actions, names) {
     const fields = allFields();
     let field = missing ? fields.find((f) => f.path === missing[1]) : null;
     if (!field) {
-      field = fields.filter((f) => message.startsWith(f.path) && [" ", ".", "["].includes(message.charAt(f.path.length)))
+      const startsItsError = (f) => message.startsWith(f.path) && [" ", ".", "["].includes(message.charAt(f.path.length));
+      field = fields.filter(startsItsError)
         .sort((a, b) => b.path.length - a.path.length)[0];
     }
     if (!field) return false;

@@ -6,11 +6,13 @@
 import { h } from "../dom.js";
 import { labelled } from "./labelled.js";
 
-const TARGETS = [["1", "Slider 1"], ["2", "Slider 2"], ["3", "Slider 3"], ["4", "Slider 4"], ["master", "Master"]];
+const TARGETS = [["1", "Slider 1"], ["2", "Slider 2"], ["3", "Slider 3"], ["4", "Slider 4"],
+  ["master", "Master"]];
 
 export const KINDS = [
   { type: "hotkey", title: "Press keys", fields: [
-    { key: "key", label: "Keys", kind: "text", hint: "Modifiers ctrl, shift, alt, super joined with + to one key: "
+    { key: "key", label: "Keys", kind: "text",
+      hint: "Modifiers ctrl, shift, alt, super joined with + to one key: "
       + "ctrl+shift+m, f13, media_play_pause, volume_mute." }] },
   { type: "http", title: "Web request", fields: [
     { key: "url", label: "URL", kind: "text", inputmode: "url",
@@ -94,9 +96,11 @@ export function kindField(spec, type) {
       const value = spec.rest ? Object.fromEntries(Object.entries(macro).filter(([k]) => !COMMON.has(k)
         && k !== "plugin_type")) : macro[spec.key];
       if (spec.kind === "headers") {
-        box.value = value && typeof value === "object" ? Object.entries(value).map(([n, v]) => `${n}: ${v}`).join("\n") : "";
+        box.value = value && typeof value === "object"
+          ? Object.entries(value).map(([n, v]) => `${n}: ${v}`).join("\n") : "";
       } else if (spec.kind === "json") {
-        box.value = value === undefined || (spec.rest && !Object.keys(value).length) ? "" : JSON.stringify(value, null, 1);
+        const none = value === undefined || (spec.rest && !Object.keys(value).length);
+        box.value = none ? "" : JSON.stringify(value, null, 1);
       } else if (spec.kind === "select") {
         box.value = value === undefined ? spec.options[0][0] : String(value);
       } else {
@@ -131,7 +135,8 @@ export function kindField(spec, type) {
       else if (spec.kind === "json" && spec.rest) Object.assign(macro, JSON.parse(text()), { type: "plugin" });
       else if (spec.kind === "json") macro[spec.key] = JSON.parse(text());
       else if (spec.kind === "headers") {
-        macro[spec.key] = Object.fromEntries(text().split("\n").filter((line) => line.trim() !== "").map((line) => {
+        const lines = text().split("\n").filter((line) => line.trim() !== "");
+        macro[spec.key] = Object.fromEntries(lines.map((line) => {
           const at = line.indexOf(":");
           return [line.slice(0, at).trim(), line.slice(at + 1).trim()];
         }));

@@ -39,7 +39,8 @@ export function buildMacros(context) {
     button.addEventListener("click", () => { page = p; editor.close(); render(); });
     return button;
   });
-  const pageName_ = h("input", { type: "text", id: "settings-macro-page-name", autocomplete: "off", maxlength: "32" });
+  const pageName_ = h("input", { type: "text", id: "settings-macro-page-name", autocomplete: "off",
+    maxlength: "32" });
   const nameBox = labelled(pageName_, "Page name", { hint: "1 to 32 characters; the device shows it." });
   const renameStatus = h("p", { class: "group-status", id: "settings-macro-page-status", role: "status" });
   const rename = h("button", { type: "submit", class: "primary-button" }, "Rename page");
@@ -57,7 +58,8 @@ export function buildMacros(context) {
 
   const editor = buildMacroEditor({
     say: (text, options) => say(editor.status, text, options),
-    save: saveMacro, remove: removeMacro, move: (...a) => transfer("move", ...a), copy: (...a) => transfer("copy", ...a),
+    save: saveMacro, remove: removeMacro,
+    move: (...a) => transfer("move", ...a), copy: (...a) => transfer("copy", ...a),
   }, { page: pageName, slot });
 
   function slotButton(i) {
@@ -71,7 +73,8 @@ export function buildMacros(context) {
       id: `settings-macro-slot-${i}`, "aria-pressed": chosen ? "true" : "false",
       "aria-describedby": kind ? `settings-macro-slot-${i}-kind` : null },
     h("span", { class: "slot-number" }, `Slot ${i + 1}`), h("span", { class: "slot-name" }, name),
-    kind ? h("span", { class: "slot-kind", id: `settings-macro-slot-${i}-kind`, "aria-hidden": "true" }, kind) : null);
+    kind ? h("span", { class: "slot-kind", id: `settings-macro-slot-${i}-kind`, "aria-hidden": "true" }, kind)
+      : null);
     button.addEventListener("click", () => {
       editor.open(page, i, slot(page, i));
       render();
@@ -100,8 +103,10 @@ export function buildMacros(context) {
       say(editor.status, "Not saved: a value was refused.", { error: true });
       return;
     }
+    // A 403 about who may store an http macro has a way out (login); one about a command has not.
+    const who = failure.status === 403 && !/command macro/.test(failure.message);
     say(editor.status, `Not saved: ${failure.message}`,
-      { error: true, hint: failure.status === 403 ? refusalHint(context.authEnabled) : "" });
+      { error: true, hint: who ? refusalHint(context.authEnabled) : "" });
   }
 
   async function saveMacro(p, i, macro, { placeError }) {
@@ -132,10 +137,12 @@ export function buildMacros(context) {
   async function transfer(verb, fromPage, fromIndex, toPage, toIndex) {
     const macro = slot(fromPage, fromIndex);
     try {
-      const answer = await api("PUT", `/api/macros/${toPage}/${toIndex}`, macro, { quiet: true, headers: SOURCE_HEADER });
+      const answer = await api("PUT", `/api/macros/${toPage}/${toIndex}`, macro,
+        { quiet: true, headers: SOURCE_HEADER });
       put(toPage, toIndex, answer.macro || macro);
       if (verb === "move") {
-        await api("DELETE", `/api/macros/${fromPage}/${fromIndex}`, undefined, { quiet: true, headers: SOURCE_HEADER });
+        await api("DELETE", `/api/macros/${fromPage}/${fromIndex}`, undefined,
+          { quiet: true, headers: SOURCE_HEADER });
         put(fromPage, fromIndex, EMPTY);
         page = toPage; // follow the macro to its new slot
         editor.open(toPage, toIndex, slot(toPage, toIndex));
@@ -182,7 +189,8 @@ export function buildMacros(context) {
       api("GET", "/api/profiles", undefined, { quiet: true }).catch(() => null),
       api("GET", "/api/smarthome", undefined, { quiet: true }).catch(() => null)]);
     profiles.replaceChildren(...(listing?.profiles || []).map((p) => h("option", { value: p.name })));
-    entities.replaceChildren(...(home?.devices || []).map((d) => h("option", { value: d.entity_id }, d.friendly_name)));
+    entities.replaceChildren(...(home?.devices || [])
+      .map((d) => h("option", { value: d.entity_id }, d.friendly_name)));
   }
 
   const status = h("p", { class: "hint" }, "Loading the macros…");

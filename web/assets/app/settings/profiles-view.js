@@ -22,8 +22,8 @@ function nameAndIcon(prefix, { name = "", icon = "" } = {}) {
     /** The API's 400/409 next to the field it is about; false when it names neither. */
     place(failure) {
       const text = failure.message;
-      const box = /^icon /.test(text) ? iconBox
-        : /^(new_)?name /.test(text) || /^Missing field: name/.test(text) || failure.status === 409 ? nameBox : null;
+      const aboutName = /^(new_)?name /.test(text) || /^Missing field: name/.test(text) || failure.status === 409;
+      const box = /^icon /.test(text) ? iconBox : aboutName ? nameBox : null;
       if (!box || ![400, 409].includes(failure.status)) return false;
       box.setError(text);
       box.focus();
@@ -44,9 +44,11 @@ export function buildProfiles(context) {
   const createButton = h("button", { type: "submit", class: "primary-button" }, "Save as a new profile");
   const createForm = h("form", { class: "settings-fields", novalidate: true }, create.nameBox.element,
     create.iconBox.element, h("div", { class: "group-actions" }, createButton, createStatus));
-  const createCard = h("section", { class: "card settings-group", "aria-labelledby": "settings-profile-new-heading" },
+  const createCard = h("section",
+    { class: "card settings-group", "aria-labelledby": "settings-profile-new-heading" },
     h("h3", { id: "settings-profile-new-heading" }, "Save the current state as a profile"),
-    h("p", { class: "field-hint" }, "A profile holds the sliders (labels, what they control, positions), the mutes, "
+    h("p", { class: "field-hint" }, "A profile holds the sliders (labels, what they control, positions), "
+      + "the mutes, "
       + "the master volume and the macro pages as they are now."), createForm);
 
   const listHeading = h("h3", { id: "settings-profile-list-heading", tabindex: "-1" }, "Profiles");
@@ -75,11 +77,13 @@ export function buildProfiles(context) {
 
   function editorOf(profile, index) {
     const fields = nameAndIcon(`settings-profile-${index}`, profile);
-    const save = h("button", { type: "submit", class: "primary-button" }, "Save", h("span", { class: "sr-only" }, ` ${profile.name}`));
+    const save = h("button", { type: "submit", class: "primary-button" },
+      "Save", h("span", { class: "sr-only" }, ` ${profile.name}`));
     const cancel = h("button", { type: "button" }, "Cancel");
     const form = h("form", { class: "settings-fields profile-editor", novalidate: true },
       fields.nameBox.element, fields.iconBox.element,
-      h("p", { class: "field-hint", id: `settings-profile-${index}-note` }, "Saving also stores the current state "
+      h("p", { class: "field-hint", id: `settings-profile-${index}-note` },
+        "Saving also stores the current state "
         + `(sliders, mutes, master volume, macros) in ${profile.name}, replacing what it held.`),
       h("div", { class: "group-actions" }, save, cancel));
     save.setAttribute("aria-describedby", `settings-profile-${index}-note`);
@@ -107,7 +111,8 @@ export function buildProfiles(context) {
   }
 
   function confirmOf(profile) {
-    const yes = h("button", { type: "button", class: "danger-button", "data-profile": profile.name, "data-action": "yes" },
+    const yes = h("button",
+      { type: "button", class: "danger-button", "data-profile": profile.name, "data-action": "yes" },
       "Yes, delete", h("span", { class: "sr-only" }, ` ${profile.name}`));
     const no = h("button", { type: "button" }, "Keep it");
     no.addEventListener("click", () => { confirming = null; render(); focusButton(profile.name, "delete"); });
@@ -125,7 +130,8 @@ export function buildProfiles(context) {
       }
     });
     return h("div", { class: "profile-confirm", role: "group", "aria-label": `Delete ${profile.name}?` },
-      h("p", {}, `Delete ${profile.name}? Its file is removed; this cannot be undone.`), h("div", { class: "group-actions" }, yes, no));
+      h("p", {}, `Delete ${profile.name}? Its file is removed; this cannot be undone.`),
+      h("div", { class: "group-actions" }, yes, no));
   }
 
   function row(profile, index) {
@@ -134,7 +140,8 @@ export function buildProfiles(context) {
     const button = (text, action, extra = {}) => h("button", { type: "button", "data-profile": profile.name,
       "data-action": action, ...extra }, text, h("span", { class: "sr-only" }, ` ${profile.name}`));
     const load = button("Load", "load", { disabled: broken });
-    const edit = button("Edit", "edit", { "aria-expanded": editing === profile.name ? "true" : "false", disabled: broken });
+    const edit = button("Edit", "edit",
+      { "aria-expanded": editing === profile.name ? "true" : "false", disabled: broken });
     const noteId = `settings-profile-${index}-why`;
     const remove = button("Delete", "delete", { disabled: current, "aria-describedby": current ? noteId : null });
     load.addEventListener("click", async () => {
@@ -170,7 +177,8 @@ export function buildProfiles(context) {
         h("span", { class: "history-meta" }, profile.icon ? `Icon: ${profile.icon}` : "No icon",
           profile.updated ? ` · saved ${profile.updated.replace("T", " ")}` : "")),
       broken ? h("p", { class: "field-error" }, `Broken on disk: ${profile.error}`) : null,
-      current ? h("p", { class: "field-hint", id: noteId }, "The current profile cannot be deleted; load another one first.") : null,
+      current ? h("p", { class: "field-hint", id: noteId },
+        "The current profile cannot be deleted; load another one first.") : null,
       h("div", { class: "group-actions" }, load, edit, remove),
       editing === profile.name ? editorOf(profile, index) : null,
       confirming === profile.name ? confirmOf(profile) : null);

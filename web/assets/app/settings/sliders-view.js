@@ -31,7 +31,8 @@ function namesOf(text) {
 /** The "Controls" menu and the application names: one field with the assignment's path. */
 function assignmentField(index, schema) {
   const path = `sliders[${index}].assignment`;
-  const types = schema?.properties?.type?.enum || ["unassigned", "system_default_output", "system_default_input", "app"];
+  const types = schema?.properties?.type?.enum
+    || ["unassigned", "system_default_output", "system_default_input", "app"];
   const select = h("select", { id: idOf(path) });
   const names = h("input", { type: "text", id: idOf(`${path}.names`), autocomplete: "off", spellcheck: "false" });
   const choice = labelled(select, "Controls", { hint: "The system's output or input, or applications by name." });
@@ -64,7 +65,8 @@ function assignmentField(index, schema) {
     if (select.value.startsWith("app:")) select.value = "app"; // typed names are "by name"
   });
   function value() {
-    if (select.value === "app" || select.value.startsWith("app:")) return { type: "app", names: namesOf(names.value) };
+    const app = select.value === "app" || select.value.startsWith("app:");
+    if (app) return { type: "app", names: namesOf(names.value) };
     return { type: select.value };
   }
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -94,11 +96,14 @@ function assignmentField(index, schema) {
       showNames();
     },
     value,
-    dirty: () => !same(value(), saved.type === "app" ? { type: "app", names: saved.names || [] } : { type: saved.type }),
-    problem: () => (value().type === "app" && !value().names.length ? "Type at least one application name." : null),
+    dirty: () => !same(value(), saved.type === "app" ? { type: "app", names: saved.names || [] }
+      : { type: saved.type }),
+    problem: () => (value().type === "app" && !value().names.length
+      ? "Type at least one application name." : null),
     fields: () => [
       { path, setError: choice.setError, clearError: choice.clearError, focus: choice.focus },
-      { path: `${path}.names`, setError: namesBox.setError, clearError: namesBox.clearError, focus: namesBox.focus },
+      { path: `${path}.names`, setError: namesBox.setError, clearError: namesBox.clearError,
+        focus: namesBox.focus },
     ],
     namesField: namesBox,
   };
@@ -174,7 +179,8 @@ export function buildSliders(context) {
       const running = await api("GET", "/api/settings", undefined, { quiet: true });
       const items = sliderItems(running);
       items[card.index] = card.item();
-      const answer = await api("PATCH", "/api/settings", { sliders: items }, { quiet: true, headers: SOURCE_HEADER });
+      const answer = await api("PATCH", "/api/settings", { sliders: items },
+        { quiet: true, headers: SOURCE_HEADER });
       const settings = answer.settings || {};
       card.reset(sliderItems(settings)[card.index]);
       context.onSaved(settings);
