@@ -10,8 +10,14 @@
 // generic form from the schema alone.
 import { buildForm } from "./form.js";
 import { buildHistory } from "./history.js";
+import { buildMacros } from "./macros-view.js";
+import { buildProfiles } from "./profiles-view.js";
+import { buildSliders } from "./sliders-view.js";
 
 export const VIEWS = [
+  { name: "sliders", title: "Sliders", claims: ["sliders"], build: (context) => buildSliders(context) },
+  { name: "macros", title: "Macros", claims: [], build: (context) => buildMacros(context) },
+  { name: "profiles", title: "Profiles", claims: [], build: (context) => buildProfiles(context) },
   {
     name: "options", title: "Other settings", claims: [],
     build: (context) => buildForm(context.schema, context.settings, context),
