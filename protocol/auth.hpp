@@ -33,8 +33,9 @@ struct login_attempt {
   std::string password;
   bool remember = false;
   std::string address;  // client IP, for throttling
-  // Checks the password only (throttled and queued as a login, whether or not login is on) and
-  // makes no session: the current password of a password change.
+  // Checks the login's password only (throttled and queued as a login, whether or not login is
+  // on; `username` is not read) and makes no session: the current password of a password
+  // change, the password of an export with secrets.
   bool check_only = false;
 };
 struct login_outcome {

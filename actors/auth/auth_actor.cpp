@@ -119,7 +119,8 @@ login_outcome finish_login(self_ptr self, const pending_login& login, bool passw
   auto& st = self->state;
   const auto& req = login.req;
   login_outcome out;
-  bool name_ok = secret::constant_time_equal(req.username, st.config.username);
+  // A check of the password alone (check_only) names no user: the login's is meant.
+  bool name_ok = req.check_only || secret::constant_time_equal(req.username, st.config.username);
   if (!(password_ok && name_ok)) {
     // The attempt stays counted (it was counted when it arrived).
     log::warn(component, "failed login for '", req.username, "' from ", req.address);
@@ -319,7 +320,7 @@ caf::result<password_outcome> change_password(self_ptr self, password_change req
     return promise;
   }
   // The current password is checked as a login is (throttled per client, queued).
-  login_attempt check{st.config.username, req.current_password, false, req.address, true};
+  login_attempt check{{}, req.current_password, false, req.address, true};
   self->request(caf::actor_cast<auth_actor>(self), caf::infinite, std::move(check))
       .then(
           [self, req, username, promise](const login_outcome& out) mutable {

@@ -5,6 +5,7 @@
 #include "actors/support/local_time.hpp"
 #include "gateways/controller/controller_listener.hpp"
 #include "gateways/http/json_body.hpp"
+#include "protocol/auth.hpp"
 #include "protocol/config_file.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/profiles.hpp"
@@ -12,6 +13,7 @@
 #include "protocol/settings_api.hpp"
 #include "protocol/settings_schema.hpp"
 #include "protocol/types.hpp"
+#include "protocol/validation.hpp"
 
 namespace mixerd::controller {
 
@@ -69,35 +71,82 @@ void get_history(http::exchange& x) {
 }
 
 // The export's answer: a file to save, named by the day.
-http::response export_file(nlohmann::json settings, nlohmann::json profiles) {
+http::response export_file(nlohmann::json settings, nlohmann::json profiles, bool secrets) {
   const auto now = local_timestamp();
   auto res = http::json_response(200, {{"mixerd_config", 1},
                                        {"app_version", app_version},
                                        {"exported", now},
-                                       {"secrets", false},
+                                       {"secrets", secrets},
                                        {"settings", std::move(settings)},
                                        {"profiles", std::move(profiles)}});
   res.headers.emplace_back("Content-Disposition",
                            "attachment; filename=\"mixerd-config-" + now.substr(0, 10) + ".json\"");
+  // A file with secrets is nobody's to keep but the one who asked.
+  res.headers.emplace_back("Cache-Control", "no-store");
   return res;
 }
 
-// The settings (without their secrets) and, where the profiles capability runs, every profile.
-void get_export(http::exchange& x) {
+// The settings (with or without their secrets) and, where the profiles capability runs, every
+// profile.
+void send_export(http::exchange& x, bool secrets) {
   x.ask(
       x.dir.get<settings_actor>(),
       [respond = x.respond, failed = x.failed("the profiles actor"), &actor = x.actor,
-       profiles = x.dir.get<profiles_actor>()](const nlohmann::json& all) {
-        auto settings = settings_api::without_secrets(all, schema());
-        if (!profiles) return respond(export_file(std::move(settings), nlohmann::json::array()));
+       profiles = x.dir.get<profiles_actor>(), secrets](const nlohmann::json& all) {
+        auto settings = secrets ? all : settings_api::without_secrets(all, schema());
+        if (!profiles)
+          return respond(export_file(std::move(settings), nlohmann::json::array(), secrets));
         actor.request(profiles, limits::actor_request_timeout, profiles_export{})
             .then(
-                [respond, settings](const profile_outcome& out) mutable {
-                  respond(export_file(std::move(settings), out.body));
+                [respond, settings, secrets](const profile_outcome& out) mutable {
+                  respond(export_file(std::move(settings), out.body, secrets));
                 },
                 failed);
       },
       caf::get_atom_v);
+}
+
+void get_export(http::exchange& x) {
+  send_export(x, false);
+}
+
+// The export with the secrets: asked for with the login's password, by a caller who may change
+// them (the password is checked and throttled as a login is).
+void post_export(http::exchange& x) {
+  auto body = body_object(x);
+  if (!body) return;
+  for (const auto& [key, value] : body->items())
+    if (key != "password")
+      return x.respond(x.error(400, key + " is not a field of an export (known: password)"));
+  std::string error;
+  auto password = validation::string_field(*body, "password", 1024, error);
+  if (!password) return x.respond(x.error(400, error));
+  if (!x.trusted)
+    return x.respond(x.error(403,
+                             "Exporting the secrets needs login, or a client on this machine "
+                             "while login is off"));
+  auto view = x.dir.view<auth_view>();
+  auto auth = x.dir.get<auth_actor>();
+  if (!view || !auth || !view->password_set)
+    return x.respond(x.error(403,
+                             "Exporting the secrets needs the login password, and none is set "
+                             "(POST /api/auth/password sets one)"));
+  login_attempt check{{}, std::move(*password), false, x.req.client_address, true};
+  x.ask_within(
+      limits::login_request_timeout, auth,
+      [held = std::make_shared<http::exchange>(x)](const login_outcome& out) {
+        using r = login_outcome::result;
+        if (out.what == r::ok) return send_export(*held, true);
+        if (out.what == r::invalid) return held->respond(held->error(403, "password is wrong"));
+        auto res = held->error(out.what == r::throttled ? 429 : 503,
+                               (out.what == r::throttled ? "Too many failed password checks"
+                                                         : "Too many password checks at once") +
+                                   std::string("; try again in ") +
+                                   std::to_string(out.retry_after) + " s");
+        res.headers.emplace_back("Retry-After", std::to_string(out.retry_after));
+        held->respond(std::move(res));
+      },
+      std::move(check));
 }
 
 // The settings part of an import, once the profiles (if any) are in place.
@@ -164,6 +213,7 @@ const http::route_registration routes{http::listener_kind::controller,
                                           {"GET", "/api/config/history", true, get_history},
                                           {"POST", "/api/config/rollback", true, post_rollback},
                                           {"GET", "/api/config/export", true, get_export},
+                                          {"POST", "/api/config/export", true, post_export},
                                           import_route(),
                                       }};
 

@@ -176,3 +176,43 @@ def test_the_sessions_are_listed_and_logging_out_everywhere_ends_them_all(
     for cookie in (local_cookie, remote_cookie):
         assert http("GET", daemon.url("/api/sliders"), headers=cookie)[0] == 401
     assert http("GET", remote + "/api/auth/sessions")[0] == 401
+
+
+def test_an_export_with_secrets_needs_the_password_and_imports_back(daemon_factory, data_dir):
+    daemon = daemon_factory("--serial", "none", "--bind", "0.0.0.0")
+    remote = remote_base(daemon)
+    url = daemon.url("/api/config/export")
+    status, body, _ = http("POST", url, {"password": "anything at all"})
+    assert status == 403 and "none is set" in body["error"], body
+    status, _, headers = set_password(daemon.url(""), {"password": "first passphrase"})
+    cookie = cookie_from(headers)
+    status, body, _ = http("PATCH", daemon.url("/api/settings"),
+                           {"smarthome": {"url": "http://127.0.0.1:1", "token": "ha-token-1234"}},
+                           headers=cookie)
+    assert status == 200, body
+    status, body, _ = http("POST", url, {"password": "wrong passphrase"}, headers=cookie)
+    assert (status, body) == (403, {"error": "password is wrong"})
+    status, body, _ = http("POST", url, {"pass": "first passphrase"}, headers=cookie)
+    assert status == 400 and body["error"].startswith("pass is not a field"), body
+    # Without a session (login is on) even the right password gets nothing.
+    assert http("POST", remote + "/api/config/export", {"password": "first passphrase"})[0] == 401
+    status, exported, headers = http("POST", url, {"password": "first passphrase"}, headers=cookie)
+    assert status == 200, exported
+    assert headers["Cache-Control"] == "no-store"
+    assert exported["secrets"] is True
+    on_disk = read_settings(data_dir)
+    for key in ("toast_api_key", "auth_password_hash"):
+        assert exported["settings"][key] == on_disk[key]
+    assert exported["settings"]["smarthome"]["token"] == "ha-token-1234"
+    # The plain export has none of them.
+    status, plain, _ = http("GET", url, headers=cookie)
+    assert plain["secrets"] is False and "token" not in plain["settings"]["smarthome"]
+    assert "auth_password_hash" not in plain["settings"]
+    # Imported back after the token changed, the file's secrets are set again.
+    status, body, _ = http("PATCH", daemon.url("/api/settings"),
+                           {"smarthome": {"token": "ha-token-5678"}}, headers=cookie)
+    assert status == 200, body
+    status, body, headers = http("POST", daemon.url("/api/config/import"), exported,
+                                 headers=cookie)
+    assert status == 200, body
+    assert read_settings(data_dir)["smarthome"]["token"] == "ha-token-1234"
