@@ -120,6 +120,24 @@ std::optional<settings_schema::problem> check_sliders(const json& s) {
   return std::nullopt;
 }
 
+// A change through the settings API sets new assignments: they name at least one application.
+std::optional<settings_schema::problem> check_new_assignments(const json& s) {
+  auto it = s.find("sliders");
+  if (it == s.end() || !it->is_array()) return std::nullopt;
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const auto& slider = (*it)[i];
+    auto a = slider.is_object() ? slider.find("assignment") : slider.end();
+    if (!slider.is_object() || a == slider.end()) continue;
+    std::string why;
+    auto parsed = ::mixerd::json::assignment_from_json(*a, why);
+    if (!parsed) continue;  // validate() names it
+    if (auto problem = assignment_names_problem(*parsed, true); !problem.empty())
+      return settings_schema::problem{"sliders[" + std::to_string(i) + "].assignment.names",
+                                      problem};
+  }
+  return std::nullopt;
+}
+
 std::optional<settings_schema::problem> check_mutes(const json& s) {
   auto it = s.find("mutes");
   if (it == s.end()) return std::nullopt;
@@ -145,6 +163,17 @@ std::optional<settings_schema::problem> check_master_volume(const nlohmann::json
 }
 
 }  // namespace
+
+std::string assignment_names_problem(const assignment& a, bool is_new) {
+  constexpr std::size_t max_names = 32;
+  constexpr std::size_t max_name_bytes = 256;
+  if (is_new && a.type == assignment_type::app && a.names.empty())
+    return "must list at least one application name";
+  if (a.names.size() > max_names) return "must hold at most 32 application names";
+  for (const auto& name : a.names)
+    if (name.size() > max_name_bytes) return "must be at most 256 bytes each";
+  return {};
+}
 
 settings_schema::part mixer_settings() {
   using nlohmann::json;
@@ -172,7 +201,9 @@ settings_schema::part mixer_settings() {
                    {{"label", {{"type", "string"}, {"maxLength", 64}}},
                     {"assignment", assignment},
                     {"enforce_volume", {{"type", "boolean"}, {"default", true}}}}}}}},
-               check_sliders},
+               check_sliders,
+               false,
+               check_new_assignments},
               {"mutes",
                {{"type", "object"},
                 {"description", "The mutes: individual (four booleans) and master"},

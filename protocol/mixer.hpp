@@ -155,6 +155,12 @@ struct part;
 // Its keys of settings.json: sliders, mutes, master_volume.
 settings_schema::part mixer_settings();
 
+// The limits of an assignment's names: at most 32 names of at most 256 bytes. A new assignment
+// (a command, a change through the settings API) must also name at least one application if it
+// is an app assignment; settings.json and a profile may hold one without (it matches nothing).
+// "" or the problem, worded after "names" ("must hold at most 32 names").
+std::string assignment_names_problem(const assignment& a, bool is_new);
+
 }  // namespace mixerd
 
 // The mixer capability's CAF type-ID block, chained after the audio block (docs/architecture.md,

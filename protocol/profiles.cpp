@@ -26,8 +26,6 @@ namespace {
 using nlohmann::json;
 
 // The bounds of an app assignment, as POST /api/sliders/{index}/assignment has them.
-constexpr std::size_t max_app_names = 32;
-constexpr std::size_t max_app_name_bytes = 256;
 
 bool is_plain(unsigned char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
@@ -113,12 +111,8 @@ std::string parse_slider(const json& j, const std::string& key, slider_state& ou
   if (a == j.end()) return key + ".assignment is missing";
   auto assigned = ::mixerd::json::assignment_from_json(*a, why);
   if (!assigned) return key + ".assignment: " + why;
-  if (assigned->names.size() > max_app_names)
-    return key + ".assignment.names must hold at most " + std::to_string(max_app_names) + " names";
-  for (const auto& name : assigned->names)
-    if (name.size() > max_app_name_bytes)
-      return key + ".assignment.names must be at most " + std::to_string(max_app_name_bytes) +
-             " bytes each";
+  if (auto problem = assignment_names_problem(*assigned, false); !problem.empty())
+    return key + ".assignment.names " + problem;
   out.assigned = std::move(*assigned);
 
   const auto value = j.find("value");

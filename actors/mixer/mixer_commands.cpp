@@ -19,8 +19,6 @@ using commands::optional;
 using commands::param;
 
 constexpr std::size_t max_label_bytes = 64;
-constexpr std::size_t max_app_names = 32;
-constexpr std::size_t max_app_name_bytes = 256;
 constexpr std::string_view mixer_missing = "Mixer not available";
 
 param slider_index() {
@@ -45,19 +43,8 @@ bool read_assignment(const nlohmann::json& input, nlohmann::json& args, commands
   auto& error = why.text;
   auto parsed = mixerd::json::assignment_from_json(input, error);
   if (!parsed) return false;
-  // settings.json may hold an app assignment without names (it matches nothing); a new one
-  // must name at least one application.
-  if (parsed->type == assignment_type::app && parsed->names.empty()) {
-    error = "names must list at least one application name";
-    return false;
-  }
-  if (parsed->names.size() > max_app_names) {
-    error = "names must hold at most 32 application names";
-    return false;
-  }
-  if (std::any_of(parsed->names.begin(), parsed->names.end(),
-                  [](const std::string& n) { return n.size() > max_app_name_bytes; })) {
-    error = "names must be at most 256 bytes each";
+  if (auto problem = assignment_names_problem(*parsed, true); !problem.empty()) {
+    error = "names " + problem;
     return false;
   }
   args["assignment"] = mixerd::json::to_json(*parsed);

@@ -410,3 +410,16 @@ def test_no_brightness_is_sent_while_the_setting_is_absent(daemon_factory, devic
     assert status == 200, body
     line = device.expect(lambda line: line.startswith(("BRIGHTNESS", "MASTER,60")), what="MASTER,60")
     assert line == "MASTER,60"
+
+
+def test_a_new_app_assignment_names_an_application_as_the_slider_route_demands(
+        daemon_factory, data_dir):
+    daemon = daemon_factory("--serial", "none")
+    sliders = slider_settings(daemon)
+    sliders[1]["assignment"] = {"type": "app", "names": []}
+    status, body = patch(daemon, {"sliders": sliders})
+    assert (status, body) == (400, {"error": "sliders[1].assignment.names must list at least one "
+                                             "application name"})
+    status, _, _ = http("POST", daemon.url("/api/sliders/2/assignment"),
+                        {"type": "app", "names": []})
+    assert status == 400
