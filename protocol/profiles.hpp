@@ -58,11 +58,13 @@ struct profile_create {
   std::string name;
   std::string icon;
 };
-// Saves the current state into an existing profile; optionally a new icon and a new name.
+// Saves the current state into an existing profile; optionally a new icon and a new name. With
+// `keep_content` only the name and icon change (an edit: what the profile holds stays).
 struct profile_save {
   std::string name;
   std::optional<std::string> icon;
   std::optional<std::string> new_name;
+  bool keep_content = false;
 };
 // Deletes a profile (the current one: 409).
 struct profile_delete {

@@ -268,9 +268,11 @@ caf::result<outcome> save(self_ptr self, const profile_save& req) {
       !problem.empty())
     return refused(result::invalid, problem);
   const bool rename = target != req.name;
-  if (auto held = st.pending.find(req.name); !rename && held != st.pending.end())
+  if (auto held = st.pending.find(req.name);
+      !rename && !req.keep_content && held != st.pending.end())
     return save_again(self, held->second, req);
-  if (rename) flush_saves(self);  // the old file must hold what its answered saves wrote
+  // The old file must hold what its answered saves wrote.
+  if (rename || req.keep_content) flush_saves(self);
   if (rename && find(st.profiles, target) != st.profiles.end()) {
     if (find(st.profiles, req.name) == st.profiles.end()) return not_found(req.name);
     return refused(result::exists, "Profile '" + target + "' already exists");
@@ -282,14 +284,16 @@ caf::result<outcome> save(self_ptr self, const profile_save& req) {
   file.name = target;
   if (req.icon) file.icon = *req.icon;
   file.updated = local_timestamp();
-  file.content = current_content(st.wiring);
+  if (!req.keep_content) file.content = current_content(st.wiring);
   const auto text = profiles::serialize(file);
   if (auto no = write_refusal(self, file.name, text)) return std::move(*no);
-  if (!rename && written_lately(self, file.name))
+  if (!rename && !req.keep_content && written_lately(self, file.name))
     return hold(self, std::move(file), st.budget.cost_of(text.size()));
   // A rename writes the new file before it removes the old one: a kill in between leaves both,
   // never neither.
-  auto out = written(self, file, text, rename ? "saved and renamed" : "saved");
+  const char* done =
+      req.keep_content ? (rename ? "renamed" : "edited") : (rename ? "saved and renamed" : "saved");
+  auto out = written(self, file, text, done);
   if (out.what != result::ok) return out;
   if (rename) {
     if (auto ec = profile_folder::remove(st.wiring.folder, req.name))

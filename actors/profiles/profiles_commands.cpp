@@ -68,7 +68,15 @@ void create(const command_call_ptr& call) {
 }
 
 void save(const command_call_ptr& call) {
-  profile_save req{call->text("name"), std::nullopt, std::nullopt};
+  profile_save req{call->text("name"), std::nullopt, std::nullopt, false};
+  if (call->has("icon")) req.icon = call->text("icon");
+  if (call->has("new_name")) req.new_name = call->text("new_name");
+  ask_profiles(call, std::move(req));
+}
+
+// Only the name or the icon: what the profile holds stays.
+void edit(const command_call_ptr& call) {
+  profile_save req{call->text("name"), std::nullopt, std::nullopt, true};
   if (call->has("icon")) req.icon = call->text("icon");
   if (call->has("new_name")) req.new_name = call->text("new_name");
   ask_profiles(call, std::move(req));
@@ -103,6 +111,12 @@ std::vector<command> profiles_commands() {
        commands::permission::control,
        profiles_missing,
        save},
+      {"profile.edit",
+       "Renames a profile or changes its icon, keeping what it holds",
+       {name_param("The profile"), icon_param(), new_name},
+       commands::permission::control,
+       profiles_missing,
+       edit},
       {"profile.delete",
        "Deletes a profile (not the current one)",
        {name_param("The profile")},

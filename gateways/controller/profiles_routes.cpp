@@ -75,6 +75,7 @@ const http::route_registration routes{
         http::command_route("POST", "/api/profiles/load", "profile.load"),
         {"GET", "/api/profiles/{name}", true, get_profile},
         named("PUT", "profile.save", http::body_use::object_or_empty),
+        named("PATCH", "profile.edit", http::body_use::object),
         named("DELETE", "profile.delete", http::body_use::none),
     }};
 

@@ -258,3 +258,21 @@ def test_the_4xx_answers(daemon_factory):
     # An empty PUT body saves the current state; the profile keeps its name.
     saved = ok("PUT", url_of(daemon, "Default"), b"")
     assert saved["profile"]["name"] == "Default" and saved["success"] is True
+
+
+def test_an_edit_renames_and_changes_the_icon_but_keeps_what_the_profile_holds(daemon_factory):
+    daemon = daemon_factory("--serial", "none")
+    ok("POST", daemon.url("/api/volume/master"), {"value": 22})
+    ok("POST", daemon.url("/api/profiles"), {"name": "Quiet"}, 201)
+    ok("POST", daemon.url("/api/volume/master"), {"value": 90})
+    edited = ok("PATCH", url_of(daemon, "Quiet"), {"new_name": "Night", "icon": "moon"})
+    assert edited["profile"]["name"] == "Night" and edited["profile"]["icon"] == "moon"
+    assert sorted(os.listdir(profiles_dir(daemon))) == ["Default.json", "Night.json"]
+    # What it holds is the state it was saved with, not the state of the edit.
+    assert get_json(daemon, "/api/profiles/Night")["volume"] == 22
+    ok("POST", daemon.url("/api/profiles/load"), {"name": "Night"})
+    assert get_json(daemon, "/api/volume/master") == {"volume": 22}
+    status, body, _ = http("PATCH", url_of(daemon, "Night"), b"")
+    assert status == 400, body
+    status, body, _ = http("PATCH", url_of(daemon, "Nope"), {"icon": "x"})
+    assert status == 404, body

@@ -113,3 +113,34 @@ def test_settings_of_capabilities_left_out_keep_their_checks(daemon_factory, dat
     daemon = daemon_factory("--serial", "none", wait_ready=False)
     assert daemon.proc.wait(timeout=10) == 2
     daemon.wait_log("key 'mqtt' has an unknown key")
+
+
+def test_the_settings_api_history_and_backup_work_without_the_optional_capabilities(connected):
+    daemon, device = connected
+    schema = get_json(daemon, "/api/settings/schema")
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert "master_volume" in schema["properties"]
+    status, body, _ = http("PATCH", daemon.url("/api/settings"), {"master_volume": 33})
+    assert status == 200 and body["settings"]["master_volume"] == 33, body
+    device.expect("MASTER,33")
+    status, body, _ = http("PATCH", daemon.url("/api/settings"), {"device_brightness": 20})
+    assert status == 200, body
+    device.expect("BRIGHTNESS,20")
+    history = get_json(daemon, "/api/config/history")["history"]
+    assert history[0]["summary"] == "device_brightness" and history[0]["source"] == "api"
+    # No profiles capability: the export holds none, and the import takes the file back.
+    exported = get_json(daemon, "/api/config/export")
+    assert exported["profiles"] == [] and exported["settings"]["device_brightness"] == 20
+    exported["settings"]["device_brightness"] = 60
+    status, body, _ = http("POST", daemon.url("/api/config/import"), exported)
+    assert status == 200, body
+    device.expect("BRIGHTNESS,60")
+    status, body, _ = http("POST", daemon.url("/api/config/rollback"),
+                           {"id": get_json(daemon, "/api/config/history")["history"][0]["id"]})
+    assert status == 200, body
+    device.expect("BRIGHTNESS,20")
+    # The login is part of every build: the first password turns it on.
+    status, body, headers = http("POST", daemon.url("/api/auth/password"),
+                                 {"password": "a long passphrase"})
+    assert status == 200 and "controller_session=" in headers["Set-Cookie"], body
+    assert http("GET", daemon.url("/api/settings"))[0] == 401

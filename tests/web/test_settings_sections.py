@@ -299,11 +299,14 @@ def test_profiles_are_saved_loaded_renamed_given_an_icon_and_deleted(browser, mi
     browser.wait(element_id("setting-sliders-0-label"), "value", equals="System")
     browser.click(role("tab", "Profiles"))
 
-    # Rename and a new icon (the editor says that the save stores the current state too).
+    # Rename and a new icon: what the profile holds stays, even after the state changed.
+    held = get_json(mixer, "/api/profiles/Night")
+    status, _, _ = http("POST", mixer.url("/api/volume/master"), {"value": 7})
+    assert status == 200
     browser.click(role("button", "Edit Night"))
     edit_name = element_id("settings-profile-1-name")
     assert browser.focused()["id"] == "settings-profile-1-name"
-    assert "replacing what it held" in browser.read(element_id("settings-profile-1-note"), "text")
+    assert "keeps the sliders" in browser.read(element_id("settings-profile-1-note"), "text")
     browser.fill(edit_name, "Late night")
     browser.fill(element_id("settings-profile-1-icon"), "star")
     browser.click(role("button", "Save Night"))
@@ -312,6 +315,9 @@ def test_profiles_are_saved_loaded_renamed_given_an_icon_and_deleted(browser, mi
     profiles = {p["name"]: p for p in listing["profiles"]}
     assert "Night" not in profiles and profiles["Late night"]["icon"] == "star"
     assert listing["current"] == "Late night"
+    kept = get_json(mixer, "/api/profiles/Late%20night")
+    assert (kept["volume"], kept["sliders"]) == (held["volume"], held["sliders"])
+    assert kept["volume"] != 7
     assert browser.focused()["id"] == "" and browser.focused()["text"] == "Edit Late night"
 
     # Delete asks first; "Keep it" keeps it; the current profile cannot be deleted, so load Default.

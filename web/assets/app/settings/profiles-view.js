@@ -1,8 +1,7 @@
 // The Profiles view (docs/api.md 2.11): save the current state as a new profile, load one,
-// rename it or change its icon, delete it (after a confirmation). The API has one way to
-// rename or re-icon a profile, PUT /api/profiles/{name}, and it also stores the current state
-// in the profile: the editor says so before anyone saves. A load changes the sliders and the
-// macros, so the other views are told (onChanged) with the settings read afresh.
+// rename it or change its icon (PATCH /api/profiles/{name}: what the profile holds stays),
+// delete it (after a confirmation). A load changes the sliders and the macros, so the other
+// views are told (onChanged) with the settings read afresh.
 import { h } from "../dom.js";
 import { api } from "../net.js";
 import { SOURCE_HEADER, say } from "./form.js";
@@ -83,8 +82,8 @@ export function buildProfiles(context) {
     const form = h("form", { class: "settings-fields profile-editor", novalidate: true },
       fields.nameBox.element, fields.iconBox.element,
       h("p", { class: "field-hint", id: `settings-profile-${index}-note` },
-        "Saving also stores the current state "
-        + `(sliders, mutes, master volume, macros) in ${profile.name}, replacing what it held.`),
+        `Only the name and the icon change: ${profile.name} keeps the sliders, mutes, master volume `
+        + "and macros it holds."),
       h("div", { class: "group-actions" }, save, cancel));
     save.setAttribute("aria-describedby", `settings-profile-${index}-note`);
     cancel.addEventListener("click", () => { editing = null; render(); focusButton(profile.name, "edit"); });
@@ -96,7 +95,7 @@ export function buildProfiles(context) {
       if (newName !== profile.name) body.new_name = newName;
       save.disabled = true;
       try {
-        const answer = await api("PUT", path(profile.name), body, { quiet: true, headers: SOURCE_HEADER });
+        const answer = await api("PATCH", path(profile.name), body, { quiet: true, headers: SOURCE_HEADER });
         const saved = answer.profile?.name || newName;
         editing = null;
         await reread();
