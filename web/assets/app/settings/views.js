@@ -10,8 +10,30 @@
 // generic form from the schema alone.
 import { buildForm } from "./form.js";
 import { buildHistory } from "./history.js";
+import { buildIntegrations } from "./integrations.js";
+import { buildSecurity } from "./security.js";
+import { buildPlugins } from "./plugins.js";
+import { buildDevice } from "./device.js";
 
 export const VIEWS = [
+  {
+    name: "integrations", title: "Integrations", claims: ["smarthome", "stream", "mqtt", "mdns"],
+    build: (context) => buildIntegrations(context),
+  },
+  {
+    name: "security", title: "Security",
+    claims: ["auth_enabled", "auth_username", "auth_password_hash", "session_timeout",
+      "session_max_lifetime", "toast_handlers"],
+    build: (context) => buildSecurity(context),
+  },
+  {
+    name: "plugins", title: "Plugins", claims: ["plugins"],
+    build: (context) => buildPlugins(context),
+  },
+  {
+    name: "device", title: "Device", claims: ["serial_port", "device_brightness"],
+    build: (context) => buildDevice(context),
+  },
   {
     name: "options", title: "Other settings", claims: [],
     build: (context) => buildForm(context.schema, context.settings, context),
