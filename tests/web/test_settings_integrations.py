@@ -5,6 +5,8 @@ tests are in test_settings_security.py; axe-core checks all four views here."""
 import json
 import os
 import shutil
+import socket
+import subprocess
 import sys
 
 import pytest
@@ -125,6 +127,48 @@ def test_from_another_machine_the_integrations_are_refused_with_the_rule_and_the
     browser.click(role("button", "Set a password"))
     browser.wait(role("tab", "Security"), "attr:aria-selected", equals="true")
     assert browser.focused()["id"] == "security-new-password"
+
+
+@pytest.fixture
+def mosquitto(tmp_path):
+    """A Mosquitto broker on a free port of 127.0.0.1 (as tests/integration/mqtt_support.py)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    conf = tmp_path / "mosquitto.conf"
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+                    + ("user root\n" if os.geteuid() == 0 else ""))
+    with open(tmp_path / "mosquitto.log", "w") as log:
+        proc = subprocess.Popen(["/usr/sbin/mosquitto", "-c", str(conf)], stdout=log, stderr=subprocess.STDOUT)
+
+    def listening():
+        with socket.socket() as s:
+            return s.connect_ex(("127.0.0.1", port)) == 0
+
+    wait_until(listening, what="the broker listening")
+    yield proc, f"mqtt://127.0.0.1:{port}"
+    if proc.poll() is None:
+        proc.terminate()
+        proc.wait(timeout=5)
+
+
+def test_mqtt_saved_from_the_page_shows_the_broker_link(browser, web, mosquitto):
+    broker, url = mosquitto
+    save = role("button", "Save MQTT settings")
+    open_view(browser, None, "Integrations", save, daemon=web)
+    state = element_id("integration-mqtt-state")
+    assert browser.read(state, "text") == "Off: enter a broker URL to turn it on."
+    browser.fill(element_id("setting-mqtt-url"), url)
+    browser.fill(element_id("setting-mqtt-node-id"), "desk")
+    browser.click(save)
+    browser.wait(element_id("integration-mqtt-status"), "text", equals="MQTT settings saved.")
+    browser.wait(state, "text", equals=f"Connected to {url} as node desk.", timeout=10)
+    assert browser.read(state, "attr:data-state") == "up"
+    assert get_json(web, "/api/settings")["mqtt"] == {"url": url, "node_id": "desk"}
+    broker.terminate()
+    broker.wait(timeout=5)
+    browser.wait(state, "text", equals=f"Not connected to {url}; retrying.", timeout=10)
+    assert browser.read(state, "attr:data-state") == "down"
 
 
 def copy_example(data_dir, name):

@@ -10,6 +10,8 @@ export function remember(name, payload) {
   if (name === "initial_state" && payload && typeof payload === "object") state = payload;
   else if (state && LINKS[name] && payload && typeof payload === "object") {
     state[LINKS[name]] = { ...(state[LINKS[name]] || {}), ...payload };
+  } else if (state && name === "status_facts" && payload && typeof payload.source === "string") {
+    state.status_facts = { ...(state.status_facts || {}), [payload.source]: payload.facts };
   }
   window.dispatchEvent(new CustomEvent(`mixerd:${name}`, { detail: payload }));
 }

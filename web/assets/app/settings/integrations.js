@@ -1,8 +1,9 @@
 // The Integrations view: Home Assistant (smarthome), OBS (stream), MQTT (mqtt) and mDNS (mdns),
 // each a card with its live state and its settings. The states are read when the tab is opened
 // (GET /api/smarthome; OBS's from the page's live state, since its routes answer 400 while it is
-// not connected) and then follow the live events (smarthome_status, stream_status); MQTT and
-// mDNS report no link state, so their card says what is configured. Secrets (the token, the passwords) are write-only: the field shows
+// not connected; MQTT's from the facts of the Status section) and then follow the live events
+// (smarthome_status, stream_status, status_facts); mDNS reports no state, so its card says what
+// is configured. Secrets (the token, the passwords) are write-only: the field shows
 // whether one is set (secret.js). Each card saves its own key with PATCH /api/settings.
 import { h } from "../dom.js";
 import { api } from "../net.js";
@@ -22,6 +23,12 @@ async function linkOf(path, isUp) {
   } catch (failure) {
     return failure.status === 400 ? false : null;
   }
+}
+
+/** The MQTT fact's text ("Connected to mqtt://… as node desk"), or null when none is shown. */
+function mqttFact(facts) {
+  const fact = Array.isArray(facts) ? facts.find((one) => one && one.label === "MQTT") : null;
+  return fact && typeof fact.value === "string" ? fact.value : null;
 }
 
 const INTEGRATIONS = [
@@ -58,10 +65,16 @@ const INTEGRATIONS = [
     order: ["url", "username", "password", "node_id", "discovery_prefix", "commands"],
     about: "Shows the mixer in Home Assistant through an MQTT broker (discovery), and takes "
       + "commands from it unless Commands is off.",
-    words(settings) {
+    // The link comes as a fact of the Status section (status_facts, source "mqtt").
+    events: ["status_facts"],
+    read: async () => mqttFact(liveState()?.status_facts?.mqtt),
+    fromEvent: (payload) => (payload && payload.source === "mqtt" ? mqttFact(payload.facts) : undefined),
+    words(settings, fact) {
       const url = settings.mqtt && settings.mqtt.url;
-      return url ? [UP, `On: mixerd publishes to ${url}. Whether the broker took the connection `
-        + "is in mixerd's log (mqtt: connected to …)."] : [OFF, "Off: enter a broker URL to turn it on."];
+      if (!url) return [OFF, "Off: enter a broker URL to turn it on."];
+      if (!fact) return ["pending", `On: waiting for the broker at ${url}.`];
+      const kind = fact.startsWith("Connected") ? UP : fact.startsWith("Connecting") ? "pending" : DOWN;
+      return [kind, `${fact}.`];
     },
   },
   {
@@ -140,8 +153,10 @@ function buildIntegration(integration, schema, context, current) {
   }
   if (integration.events) {
     follow(integration.events, (payload) => {
+      const next = integration.fromEvent(payload);
+      if (next === undefined) return; // another source's event
       heard += 1;
-      connected = integration.fromEvent(payload);
+      connected = next;
       show();
     });
   }

@@ -154,7 +154,7 @@ function buildLifetimes(context) {
   const { button, row } = actions("Save", "session lengths", status);
   const form = h("form", { class: "settings-fields", novalidate: true }, ...fields.map((one) => one.element), row);
   const element = card("security-lifetimes-heading", "Session length",
-    h("p", { class: "field-hint" }, "In seconds: 86400 is a day. A change ends every session."), form);
+    h("p", { class: "field-hint" }, "In seconds: 86400 is a day, 2592000 thirty days."), form);
   const reset = (settings, { keepEdits = false } = {}) => {
     for (const field of fields) if (!keepEdits || field.change() === UNCHANGED) field.reset(settings[field.key]);
   };
