@@ -24,9 +24,9 @@ const capability& mqtt_capability() {
                          dir.source<device_view>(),
                          read_host_name(),
                          &dir,
-                         true};
-      wiring.hub = dir.get<hub_actor>();
-      wiring.link = dir.slot(mqtt_link_view{});
+                         true,
+                         dir.get<hub_actor>(),
+                         dir.slot(mqtt_link_view{})};
       std::string key;
       std::string error;
       // Validated at start-up (settings_schema): a bad value never gets here.
