@@ -1,5 +1,7 @@
 #include "protocol/device.hpp"
 
+#include <algorithm>
+
 #include "protocol/json.hpp"
 #include "protocol/settings_schema.hpp"
 
@@ -23,7 +25,8 @@ nlohmann::json device_input::to_json() const {
 
 namespace mixerd {
 
-// ---- Settings: serial_port --------------------------------------------------------------------
+// ---- Settings: serial_port, device_brightness
+// ------------------------------------------------------
 
 namespace {
 
@@ -43,7 +46,18 @@ settings_schema::part device_settings() {
              {"description",
               "The device's serial port: auto (found by USB id), none, or a path. --serial beats "
               "it"}},
-            check_serial_port}}};
+            check_serial_port},
+           {"device_brightness",
+            settings_schema::integer_schema(
+                0, 100, default_device_brightness,
+                "The display's brightness, 0-100: once set, sent to the device when it connects "
+                "and whenever this changes (absent: the device keeps its own)")}}};
+}
+
+std::optional<int> device_brightness_of(const nlohmann::json& settings) {
+  auto it = settings.find("device_brightness");
+  if (it == settings.end() || !it->is_number_integer()) return std::nullopt;
+  return static_cast<int>(std::clamp<long long>(it->get<long long>(), 0, 100));
 }
 
 }  // namespace mixerd

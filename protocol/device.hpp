@@ -10,6 +10,7 @@
 #include <caf/type_id.hpp>
 #include <caf/typed_actor.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "protocol/atoms.hpp"
@@ -76,8 +77,11 @@ namespace settings_schema {
 struct part;
 }  // namespace settings_schema
 
-// Its key of settings.json: serial_port.
+// Its keys of settings.json: serial_port, device_brightness.
 settings_schema::part device_settings();
+inline constexpr int default_device_brightness = 100;
+// The display brightness `settings` asks for (checked settings); none when the key is absent.
+std::optional<int> device_brightness_of(const nlohmann::json& settings);
 
 }  // namespace mixerd
 

@@ -206,6 +206,15 @@ std::optional<problem> validate(const nlohmann::json& s) {
   return std::nullopt;
 }
 
+std::optional<problem> validate_change(const json& settings,
+                                       const std::vector<std::string>& changed) {
+  for (const auto& p : the_registry().parts)
+    for (const auto& k : p.keys)
+      if (k.change_check && std::find(changed.begin(), changed.end(), k.name) != changed.end())
+        if (auto bad = k.change_check(settings)) return bad;
+  return std::nullopt;
+}
+
 std::vector<std::string> guarded_keys() {
   std::vector<std::string> out;
   for (const auto& p : the_registry().parts)

@@ -33,6 +33,10 @@ struct key {
   // Holds a secret or an access rule: a reload never drops it unless the file says so (see
   // keep_guarded), and null in the file clears it (as if never set).
   bool guarded = false;
+  // A rule checked only when a change through the settings API (a patch, a rollback, an import)
+  // changes this key: one a file may break at start without harm, but a change must not make
+  // (login on without any password would lock every browser out).
+  std::optional<problem> (*change_check)(const nlohmann::json& settings) = nullptr;
 };
 
 // The keys one capability (or the daemon itself) owns, in the order they are checked.
@@ -53,6 +57,10 @@ void install_parts(const std::vector<part>& parts);
 // Checks every installed key; unknown keys are allowed (newer versions and capabilities this
 // build leaves out add keys) and kept. A guarded key may be null (cleared).
 std::optional<problem> validate(const nlohmann::json& settings);
+
+// The change_check of every installed key named in `changed`; the first problem.
+std::optional<problem> validate_change(const nlohmann::json& settings,
+                                       const std::vector<std::string>& changed);
 
 // The JSON Schema (draft 2020-12) of settings.json: every installed key with its schema.
 nlohmann::json document();

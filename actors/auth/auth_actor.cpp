@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <caf/all.hpp>
+#include <ctime>
 #include <thread>
 
 #include "actors/auth/password_hash.hpp"
 #include "actors/auth/session_table.hpp"
 #include "actors/support/log.hpp"
 #include "actors/support/settings_file.hpp"
+#include "protocol/limits.hpp"
 #include "protocol/secret.hpp"
 #include "protocol/settings_schema.hpp"
 
@@ -32,6 +34,7 @@ void configure(self_ptr self, auth_config config) {
   st.config = std::move(config);
   auto fresh = auth_view_of(st.config);
   st.table.enabled = fresh.enabled;
+  st.table.password_set = fresh.password_set;
   st.table.session_timeout_ms = fresh.session_timeout_ms;
   st.table.session_max_lifetime_ms = fresh.session_max_lifetime_ms;
   st.table.metrics_token = std::move(fresh.metrics_token);
@@ -64,6 +67,18 @@ caf::behavior password_checker(caf::event_based_actor* self, caf::actor auth) {
   };
 }
 
+// Makes the hash of a new password on a thread of its own (PBKDF2 as above), then ends.
+caf::behavior password_hasher(caf::event_based_actor* self) {
+  return {
+      [self](const std::string& password) {
+        auto hash = password_hash::make(password);
+        OPENSSL_thread_stop();
+        self->quit();
+        return hash;
+      },
+  };
+}
+
 int whole_seconds(clock::duration d) {
   auto s = std::chrono::ceil<std::chrono::seconds>(d).count();
   return static_cast<int>(std::max<decltype(s)>(s, 1));
@@ -81,6 +96,25 @@ void refuse_busy(self_ptr self, pending_login& login, const char* why) {
   login.promise.deliver(out);
 }
 
+// A new session of the configured user from `address` (the least recently used one ends when
+// the table is full); its id, the cookie value.
+std::string open_session(self_ptr self, const std::string& address) {
+  auto& sessions = self->state.table.sessions;
+  if (sessions.size() >= login_limits::max_sessions) {
+    auto oldest = std::min_element(sessions.begin(), sessions.end(), [](auto& a, auto& b) {
+      return a.second.last_seen_ms->load() < b.second.last_seen_ms->load();
+    });
+    sessions.erase(oldest);
+  }
+  auto id = settings_file::random_secret();
+  const auto now_ms = auth::steady_ms();
+  sessions[auth::session_digest(id)] = {self->state.config.username,
+                                        std::make_shared<std::atomic<std::int64_t>>(now_ms), now_ms,
+                                        address, static_cast<std::int64_t>(std::time(nullptr))};
+  publish(self);
+  return id;
+}
+
 login_outcome finish_login(self_ptr self, const pending_login& login, bool password_ok) {
   auto& st = self->state;
   const auto& req = login.req;
@@ -93,22 +127,12 @@ login_outcome finish_login(self_ptr self, const pending_login& login, bool passw
     return out;
   }
   st.throttle.clear(login.ticket);
-  auto& sessions = st.table.sessions;
-  if (sessions.size() >= login_limits::max_sessions) {
-    auto oldest = std::min_element(sessions.begin(), sessions.end(), [](auto& a, auto& b) {
-      return a.second.last_seen_ms->load() < b.second.last_seen_ms->load();
-    });
-    sessions.erase(oldest);
-  }
   out.what = result::ok;
-  out.session_id = settings_file::random_secret();
+  if (req.check_only) return out;
+  out.session_id = open_session(self, req.address);
   // A remembered cookie never outlives the session (settings keep the lifetime >= the timeout).
   out.max_age =
       req.remember ? std::min(st.config.session_timeout, st.config.session_max_lifetime) : 0;
-  const auto now_ms = auth::steady_ms();
-  sessions[auth::session_digest(out.session_id)] = {
-      st.config.username, std::make_shared<std::atomic<std::int64_t>>(now_ms), now_ms};
-  publish(self);
   log::info(component, "'", st.config.username, "' logged in from ", req.address);
   return out;
 }
@@ -125,7 +149,7 @@ void dispatch(self_ptr self);
 
 void start_check(self_ptr self, caf::actor checker, pending_login login) {
   auto& st = self->state;
-  if (!st.config.enabled) {
+  if (!st.config.enabled && !login.req.check_only) {
     st.idle_checkers.push_back(std::move(checker));
     st.throttle.withdraw(login.ticket);
     login_outcome out;
@@ -183,7 +207,7 @@ void dispatch(self_ptr self) {
 caf::result<login_outcome> login(self_ptr self, const login_attempt& req) {
   auto& st = self->state;
   login_outcome out;
-  if (!st.config.enabled) {
+  if (!st.config.enabled && !req.check_only) {
     out.what = result::disabled;
     return out;
   }
@@ -208,6 +232,126 @@ caf::result<login_outcome> login(self_ptr self, const login_attempt& req) {
   return promise;
 }
 
+password_outcome refused(int status, std::string error, int retry_after = 0) {
+  password_outcome out;
+  out.status = status;
+  out.error = std::move(error);
+  out.retry_after = retry_after;
+  return out;
+}
+
+// The last step of a password change: the hash written through the settings actor (checked,
+// saved, kept in the history, applied as a reload: the reload reaches this actor before the
+// answer does, ending every session), then a session for the caller.
+void store_password(self_ptr self, password_change req, std::string username, std::string hash,
+                    caf::typed_response_promise<password_outcome> promise) {
+  settings_change change{{{"auth_enabled", true},
+                          {"auth_username", username},
+                          {"auth_password_hash", std::move(hash)}},
+                         req.source,
+                         true};
+  self->request(self->state.settings, limits::actor_request_timeout, std::move(change))
+      .then(
+          [self, req, username, promise](const settings_change_result& r) mutable {
+            self->state.changing_password = false;
+            if (r.status != 200) {
+              promise.deliver(refused(r.status, r.error));
+              return;
+            }
+            password_outcome out;
+            out.username = username;
+            out.session_id = open_session(self, req.address);
+            log::info(component, "password set for '", username, "' from ", req.address,
+                      "; login is on");
+            promise.deliver(std::move(out));
+          },
+          [self, promise](caf::error&) mutable {
+            self->state.changing_password = false;
+            promise.deliver(refused(503, "The settings could not be changed now; try again"));
+          });
+}
+
+// Hashes the new password on a thread of its own, then stores it.
+void hash_password(self_ptr self, password_change req, std::string username,
+                   caf::typed_response_promise<password_outcome> promise) {
+  caf::actor hasher;
+  try {
+    hasher = self->spawn<caf::detached>(password_hasher);
+  } catch (const std::exception& e) {
+    log::error(component, "cannot start a password hasher: ", e.what());
+    self->state.changing_password = false;
+    {
+      promise.deliver(refused(503, "The password could not be hashed now; try again", 1));
+      return;
+    }
+  }
+  self->request(hasher, caf::infinite, req.password)
+      .then(
+          [self, req, username, promise](std::string& hash) mutable {
+            store_password(self, std::move(req), std::move(username), std::move(hash), promise);
+          },
+          [self, promise](caf::error&) mutable {
+            self->state.changing_password = false;
+            promise.deliver(refused(503, "The password could not be hashed now; try again", 1));
+          });
+}
+
+caf::result<password_outcome> change_password(self_ptr self, password_change req) {
+  auto& st = self->state;
+  std::string username = req.username;
+  if (username.empty()) username = st.config.username.empty() ? "admin" : st.config.username;
+  if (auto problem = username_problem(username); !problem.empty())
+    return refused(400, "username " + problem);
+  if (auto problem = password_problem(req.password); !problem.empty())
+    return refused(400, "password " + problem);
+  const bool first = st.config.password_hash.empty();
+  if (!first && !req.trusted)
+    return refused(403, "Changing the password needs login or a browser on this machine");
+  if (!first && req.current_password.empty())
+    return refused(400, "current_password is required to change the password");
+  // One change at a time: a second would race the first's settings write.
+  if (st.changing_password)
+    return refused(503, "Another password change is running; try again in 1 s", 1);
+  st.changing_password = true;
+  auto promise = self->make_response_promise<password_outcome>();
+  if (first) {
+    hash_password(self, std::move(req), std::move(username), promise);
+    return promise;
+  }
+  // The current password is checked as a login is (throttled per client, queued).
+  login_attempt check{st.config.username, req.current_password, false, req.address, true};
+  self->request(caf::actor_cast<auth_actor>(self), caf::infinite, std::move(check))
+      .then(
+          [self, req, username, promise](const login_outcome& out) mutable {
+            using r = login_outcome::result;
+            if (out.what == r::ok)
+              return hash_password(self, std::move(req), std::move(username), promise);
+            self->state.changing_password = false;
+            if (out.what == r::throttled) {
+              promise.deliver(refused(429,
+                                      "Too many failed password checks; try again in " +
+                                          std::to_string(out.retry_after) + " s",
+                                      out.retry_after));
+              return;
+            }
+            if (out.what == r::busy) {
+              promise.deliver(refused(503,
+                                      "Too many password checks at once; try again in " +
+                                          std::to_string(out.retry_after) + " s",
+                                      out.retry_after));
+              return;
+            }
+            log::warn(component, "password change from ", req.address,
+                      " refused: wrong current password");
+            promise.deliver(refused(403, "current_password is wrong"));
+          },
+          [self, promise](caf::error&) mutable {
+            self->state.changing_password = false;
+            promise.deliver(refused(503, "The password could not be checked now; try again", 1));
+          });
+  return promise;
+}
+
 }  // namespace
 
 std::size_t checker_pool_size() {
@@ -224,6 +368,7 @@ std::size_t waiting_capacity(std::size_t pool, clock::duration check_time) {
 auth_view auth_view_of(const auth_config& config) {
   auth_view view;
   view.enabled = config.enabled;
+  view.password_set = !config.password_hash.empty();
   view.session_timeout_ms = std::int64_t{config.session_timeout} * 1000;
   view.session_max_lifetime_ms = std::int64_t{config.session_max_lifetime} * 1000;
   view.metrics_token = config.metrics_token;
@@ -249,6 +394,7 @@ auth_actor::behavior_type auth_behavior(auth_actor::stateful_pointer<auth_state>
                                         settings_actor settings, nlohmann::json initial_settings,
                                         std::shared_ptr<published<auth_view>> view) {
   self->state.view = std::move(view);
+  self->state.settings = settings;
   configure(self, auth_config_from_settings(initial_settings));
   publish(self);
   if (self->state.config.enabled)
@@ -259,6 +405,19 @@ auth_actor::behavior_type auth_behavior(auth_actor::stateful_pointer<auth_state>
         return auth::check_session(self->state.table, req.session_id);
       },
       [self](const login_attempt& req) { return login(self, req); },
+      [self](password_change& req) { return change_password(self, std::move(req)); },
+      [self](const sessions_request& req) {
+        forget_ended_sessions(self);
+        return auth::sessions_json(self->state.table, req.session_id, auth::steady_ms());
+      },
+      [self](logout_everywhere) {
+        auto& sessions = self->state.table.sessions;
+        const auto ended = static_cast<int>(sessions.size());
+        sessions.clear();
+        publish(self);
+        log::info(component, "logged out everywhere: ", ended, " sessions ended");
+        return ended;
+      },
       [self](const logout_request& req) {
         if (req.session_id.empty()) return false;
         if (self->state.table.sessions.erase(auth::session_digest(req.session_id)) == 0)

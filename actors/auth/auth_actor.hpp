@@ -81,6 +81,8 @@ struct auth_state {
   std::vector<caf::actor> idle_checkers;
   std::size_t checkers = 0;  // spawned so far (on demand, up to pool_size)
   std::chrono::steady_clock::duration check_time = login_limits::first_check_estimate;
+  settings_actor settings;         // where a password change is written
+  bool changing_password = false;  // one at a time
   static inline const char* name = "auth";
 };
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -23,5 +24,11 @@ auth_verdict check_session(const auth_view& view, std::string_view session_id);
 // Has `session` ended at `now_ms` (steady_ms): idle longer than session_timeout, or logged in
 // longer ago than session_max_lifetime?
 bool expired(const auth_view& view, const auth_session& session, std::int64_t now_ms);
+
+// The live sessions as GET /api/auth/sessions lists them, newest login first: {"id" (a handle:
+// the first 16 hex digits of the table key, which opens nothing), "username", "address",
+// "login", "last_seen" (local time), "current" (the session of `session_id`)}.
+nlohmann::json sessions_json(const auth_view& view, std::string_view session_id,
+                             std::int64_t now_ms);
 
 }  // namespace mixerd::auth

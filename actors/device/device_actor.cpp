@@ -120,6 +120,7 @@ void on_line(self_ptr self, const std::string& line, bool overlong) {
     st.was_connected = true;
     publish_status(self);
     publish(self, device_status{true, st.path});
+    if (st.config.brightness) send_line(self, protocol::cmd_brightness{*st.config.brightness});
   }
   if (overlong) {
     log_unusable(st, log::level::warn,
@@ -170,6 +171,8 @@ device_impl::behavior_type device_behavior(device_impl::stateful_pointer<device_
     log::info(component, "serial link disabled (--serial none)");
   else
     self->send(self, retry_atom_v, self->state.generation);
+  if (self->state.config.settings)
+    self->send(self->state.config.settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
   return {
       [self](caf::get_atom, status_atom) { return self->state.status; },
       [self](const protocol::host_command& cmd) {
@@ -194,6 +197,14 @@ device_impl::behavior_type device_behavior(device_impl::stateful_pointer<device_
       },
       [self](keepalive_atom, std::uint64_t gen) {
         if (gen == self->state.generation && self->state.opened) on_keepalive(self);
+      },
+      [self](const settings_reloaded& reloaded) {
+        auto& st = self->state;
+        const auto brightness = device_brightness_of(reloaded.settings);
+        if (brightness == st.config.brightness) return;
+        st.config.brightness = brightness;
+        if (brightness && st.status.connected)
+          send_line(self, protocol::cmd_brightness{*brightness});
       },
   };
 }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "actors/device/serial_link.hpp"
@@ -19,6 +20,7 @@
 #include "protocol/device.hpp"
 #include "protocol/hub.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/settings.hpp"
 #include "protocol/snapshot.hpp"
 
 namespace boost::asio {
@@ -31,6 +33,8 @@ struct device_config {
   boost::asio::io_context* io = nullptr;
   std::string serial;  // "auto", "none" or a device path
   hub_actor hub;
+  settings_actor settings;        // watched for device_brightness (null in tests that need none)
+  std::optional<int> brightness;  // none: never sent (the device keeps its own)
 };
 
 struct device_state {
@@ -60,12 +64,11 @@ struct device_state {
 
 // The device actor's full interface: its public one plus what its serial link and its timers
 // send it (each tagged with the link's generation, so an old link's messages are dropped).
-using device_impl =
-    device_actor::extend<caf::reacts_to<retry_atom, std::uint64_t>,
-                         caf::reacts_to<opened_atom, std::uint64_t>,
-                         caf::reacts_to<line_atom, std::uint64_t, std::string, bool>,
-                         caf::reacts_to<closed_atom, std::uint64_t, std::string>,
-                         caf::reacts_to<keepalive_atom, std::uint64_t>>;
+using device_impl = device_actor::extend<
+    caf::reacts_to<retry_atom, std::uint64_t>, caf::reacts_to<opened_atom, std::uint64_t>,
+    caf::reacts_to<line_atom, std::uint64_t, std::string, bool>,
+    caf::reacts_to<closed_atom, std::uint64_t, std::string>,
+    caf::reacts_to<keepalive_atom, std::uint64_t>, caf::reacts_to<settings_reloaded>>;
 
 device_impl::behavior_type device_behavior(device_impl::stateful_pointer<device_state> self,
                                            device_config config,

@@ -14,9 +14,11 @@ const capability& device_capability() {
     capability c;
     c.name = "device";
     c.spawn = [](spawn_context& ctx) {
-      auto device = ctx.sys.spawn(device_behavior,
-                                  device_config{ctx.io, ctx.serial, ctx.dir.get<hub_actor>()},
-                                  ctx.dir.slot(device_view{}));
+      auto device = ctx.sys.spawn(
+          device_behavior,
+          device_config{ctx.io, ctx.serial, ctx.dir.get<hub_actor>(), ctx.dir.get<settings_actor>(),
+                        device_brightness_of(ctx.settings)},
+          ctx.dir.slot(device_view{}));
       return ctx.registered<device_actor>(device);
     };
     c.add_types = [](caf::actor_system_config& cfg) {

@@ -98,6 +98,8 @@ settings_change_result apply(settings_state& st, nlohmann::json candidate,
       return {403, settings_api::needs_trust_text(key), {}};
   if (auto bad = settings_schema::validate(candidate))
     return {400, bad->key + " " + bad->message, {}};
+  if (auto bad = settings_schema::validate_change(candidate, keys))
+    return {400, bad->key + " " + bad->message, {}};
   const auto guarded = settings_schema::guarded_keys();
   for (const auto& key : keys) {
     if (auto it = candidate.find(key); it != candidate.end())

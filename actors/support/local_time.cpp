@@ -5,9 +5,12 @@
 namespace mixerd {
 
 std::string local_timestamp() {
-  const std::time_t now = std::time(nullptr);
+  return local_timestamp(std::time(nullptr));
+}
+
+std::string local_timestamp(std::time_t when) {
   std::tm local{};
-  ::localtime_r(&now, &local);
+  ::localtime_r(&when, &local);
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &local);
   return text;

@@ -105,4 +105,8 @@ void reply(http::exchange& x, const nlohmann::json& body) {
   x.respond(http::json_response(200, body));
 }
 
+std::string change_source(const http::exchange& x) {
+  return x.req.header("X-Mixerd-Source") == "web" ? "web" : "api";
+}
+
 }  // namespace mixerd::controller

@@ -25,4 +25,8 @@ std::optional<nlohmann::json> body_object(http::exchange& x, bool empty_ok = fal
 // A 200 JSON answer.
 void reply(http::exchange& x, const nlohmann::json& body);
 
+// Who makes a configuration change, for its history: "web" when the page says so
+// (X-Mixerd-Source: web), else "api".
+std::string change_source(const http::exchange& x);
+
 }  // namespace mixerd::controller

@@ -37,10 +37,6 @@ void get_settings(http::exchange& x) {
 }
 
 // The web page says so in a header: the history tells its changes from other clients'.
-std::string source_of(const http::exchange& x) {
-  return x.req.header("X-Mixerd-Source") == "web" ? "web" : "api";
-}
-
 // The answer to a change: its outcome, the secrets masked.
 auto change_answer(http::responder respond, http::error_writer errors) {
   return [respond = std::move(respond),
@@ -60,7 +56,7 @@ void ask_change(http::exchange& x, Change change) {
 void patch_settings(http::exchange& x) {
   auto body = body_object(x);
   if (!body) return;
-  ask_change(x, settings_change{std::move(*body), source_of(x), x.trusted});
+  ask_change(x, settings_change{std::move(*body), change_source(x), x.trusted});
 }
 
 void get_history(http::exchange& x) {
@@ -125,7 +121,7 @@ void post_import(http::exchange& x) {
                              "Importing a configuration needs login, or a client on this machine "
                              "while login is off"));
   auto file = std::move(std::get<config_file::contents>(read));
-  settings_replace change{std::move(file.settings), source_of(x), x.trusted};
+  settings_replace change{std::move(file.settings), change_source(x), x.trusted};
   auto settings = x.dir.get<settings_actor>();
   auto profiles = x.dir.get<profiles_actor>();
   if (!file.has_profiles || !profiles)

@@ -46,14 +46,16 @@ def cookie_of(headers):
 def test_auth_off_by_default(daemon_factory):
     d = daemon_factory("--serial", "none")
     status, body, _ = http("GET", d.url("/api/auth/status"))
-    assert body == {"auth_enabled": False, "authenticated": True, "username": None}
+    assert body == {"auth_enabled": False, "authenticated": True, "username": None,
+                    "password_set": False}
     assert http("GET", d.url("/api/sliders"))[0] == 200
 
 
 def test_everything_but_auth_needs_a_session(secured):
     d = secured
     status, body, _ = http("GET", d.url("/api/auth/status"))
-    assert (status, body) == (200, {"auth_enabled": True, "authenticated": False, "username": None})
+    assert (status, body) == (200, {"auth_enabled": True, "authenticated": False,
+                                    "username": None, "password_set": True})
     for method, path in (("GET", "/api/status"), ("GET", "/api/sliders"), ("POST", "/api/mutes/1"),
                          ("GET", "/api/volume/master"), ("GET", "/api/audio/sessions")):
         status, body, _ = http(method, d.url(path), body=b"" if method == "POST" else None)
@@ -75,7 +77,8 @@ def test_login_sets_session_cookie_and_logout_destroys_it(secured):
     cookie = {"Cookie": f"controller_session={session}"}
     assert http("GET", d.url("/api/sliders"), headers=cookie)[0] == 200
     status, body, _ = http("GET", d.url("/api/auth/status"), headers=cookie)
-    assert body == {"auth_enabled": True, "authenticated": True, "username": "admin"}
+    assert body == {"auth_enabled": True, "authenticated": True, "username": "admin",
+                    "password_set": True}
     # a new id on every login
     _, _, headers2 = login(d, remember=True)
     session2, raw2 = cookie_of(headers2)

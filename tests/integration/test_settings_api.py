@@ -387,3 +387,26 @@ def test_an_import_needs_login_or_a_local_client_and_takes_a_large_file(daemon_f
         answer = s.recv(4096).decode()
     assert answer.startswith("HTTP/1.1 413 "), answer
     assert "limit 8388608 bytes" in answer
+
+
+def test_the_display_brightness_reaches_the_device_on_connect_and_on_change(
+        daemon_factory, device, data_dir):
+    # Absent: mixerd sends none (the device keeps its own).
+    write_settings(data_dir, {"device_brightness": 40})
+    daemon = daemon_factory("--serial", device.path)
+    device.expect("BRIGHTNESS,40")
+    status, body = patch(daemon, {"device_brightness": 75})
+    assert status == 200, body
+    device.expect("BRIGHTNESS,75")
+    status, body = patch(daemon, {"device_brightness": 101})
+    assert (status, body) == (400, {"error": "device_brightness must be an integer from 0 to 100"})
+    assert read_settings(data_dir)["device_brightness"] == 75
+
+
+def test_no_brightness_is_sent_while_the_setting_is_absent(daemon_factory, device, data_dir):
+    daemon = daemon_factory("--serial", device.path)
+    device.expect("MASTER,50")
+    status, body = patch(daemon, {"master_volume": 60})
+    assert status == 200, body
+    line = device.expect(lambda line: line.startswith(("BRIGHTNESS", "MASTER,60")), what="MASTER,60")
+    assert line == "MASTER,60"

@@ -38,12 +38,7 @@ def open_settings(browser, daemon, width=1280, height=800, touch=False):
     open_live(browser, daemon, width=width, height=height, touch=touch)
     browser.click(role("button", "Settings"))
     browser.wait(role("button", "Settings"), "attr:aria-expanded", equals="true")
-    show_other_settings(browser)
-
-
-def show_other_settings(browser):
-    """The generic form's tab (views with editors of their own come first); it is drawn once the
-    schema and the settings are read."""
+    # The form is drawn once the schema and the settings are read; it is not the first view.
     browser.click(role("tab", "Other settings"))
     browser.wait(SAVE_DAEMON, "visible", equals=True)
 
@@ -70,7 +65,8 @@ def test_the_live_page_loads_no_settings_code_until_the_area_opens_and_stays_sma
 
     first = len(requests)
     browser.click(role("button", "Settings"))
-    show_other_settings(browser)
+    browser.click(role("tab", "Other settings"))
+    browser.wait(SAVE_DAEMON, "visible", equals=True)
     loaded = settings_modules(browser.log(since=first)["requests"])
     assert "/assets/app/settings/area.js" in loaded and "/assets/settings.css" in loaded, loaded
     log = browser.log()
@@ -246,7 +242,8 @@ def test_a_secret_from_another_machine_is_refused_in_its_group_with_the_login_hi
     browser.open(remote + "/")
     browser.wait(element_id("daemon-state"), "text", regex=r"^\s*daemon connected")
     browser.click(role("button", "Settings"))
-    show_other_settings(browser)
+    browser.click(role("tab", "Other settings"))
+    browser.wait(SAVE_DAEMON, "visible", equals=True)
     before = settings_file(daemon)
     browser.fill(label("Metrics token"), "metrics-token-0123456789")
     browser.click(SAVE_DAEMON)

@@ -10,6 +10,7 @@
 #include "actors/auth/password_hash.hpp"
 #include "actors/settings/config_history.hpp"
 #include "actors/support/settings_file.hpp"
+#include "protocol/auth.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/settings_schema.hpp"
 
@@ -79,9 +80,8 @@ int modify_settings(const settings_file::paths& paths,
 
 int set_password(const cli::options& opts) {
   const auto& user = opts.username;
-  if (user.empty() || user.size() > 64 ||
-      user.find_first_of(std::string("\0\r\n\t", 4)) != std::string::npos) {
-    std::cerr << "mixerd: USERNAME must be 1-64 characters without control characters\n";
+  if (auto problem = username_problem(user); !problem.empty()) {
+    std::cerr << "mixerd: USERNAME " << problem << "\n";
     return 2;
   }
   auto password = read_secret_line("New password: ");

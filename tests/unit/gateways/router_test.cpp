@@ -148,6 +148,8 @@ const std::set<route_key>& public_routes() {
       {listener_kind::controller, "GET", "/api/auth/status"},
       {listener_kind::controller, "POST", "/api/auth/login"},
       {listener_kind::controller, "POST", "/api/auth/logout"},
+      // The first password comes from any client; a change is checked by the route itself.
+      {listener_kind::controller, "POST", "/api/auth/password"},
       {listener_kind::controller, "GET", "/login"},
       {listener_kind::controller, "GET", "/assets/{path}"},
       {listener_kind::toast, "GET", "/api/toast/health"},
@@ -452,8 +454,10 @@ TEST_CASE_FIXTURE(router_fixture,
   dir.slot(mixerd::mixer_view_of(sample_mix()));
   mixerd::auth_view table;
   table.enabled = true;
+  table.password_set = true;
   table.sessions[mixerd::auth::session_digest("good-session")] = {
-      "admin", std::make_shared<std::atomic<std::int64_t>>(mixerd::auth::steady_ms())};
+      "admin", std::make_shared<std::atomic<std::int64_t>>(mixerd::auth::steady_ms()), 0,
+      "127.0.0.1", 0};
   dir.slot(std::move(table));
   use(mixerd::controller::listener_policy(false));
 
@@ -479,11 +483,15 @@ TEST_CASE_FIXTURE(router_fixture,
   // The login routes need no session.
   auto status = call("GET", "/api/auth/status");
   CHECK(status.status == 200);
-  CHECK(body_of(status) ==
-        json{{"auth_enabled", true}, {"authenticated", false}, {"username", nullptr}});
+  CHECK(body_of(status) == json{{"auth_enabled", true},
+                                {"authenticated", false},
+                                {"username", nullptr},
+                                {"password_set", true}});
   auto mine = call("GET", "/api/auth/status", {{"Cookie", "controller_session=good-session"}});
-  CHECK(body_of(mine) ==
-        json{{"auth_enabled", true}, {"authenticated", true}, {"username", "admin"}});
+  CHECK(body_of(mine) == json{{"auth_enabled", true},
+                              {"authenticated", true},
+                              {"username", "admin"},
+                              {"password_set", true}});
 }
 
 // ---- Notification listener: the gate asks the toast actor ------------------------------------

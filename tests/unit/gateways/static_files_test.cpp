@@ -164,7 +164,8 @@ TEST_CASE_FIXTURE(router_fixture,
     mixerd::auth_view table;
     table.enabled = login_on;
     table.sessions[mixerd::auth::session_digest("good-session")] = {
-        "admin", std::make_shared<std::atomic<std::int64_t>>(mixerd::auth::steady_ms())};
+        "admin", std::make_shared<std::atomic<std::int64_t>>(mixerd::auth::steady_ms()), 0,
+        "127.0.0.1", 0};
     dir.slot(std::move(table));
     use(mixerd::controller::listener_policy(false));
     policy->static_root = root.path();

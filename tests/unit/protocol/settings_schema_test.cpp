@@ -94,10 +94,29 @@ TEST_CASE("validate checks the secrets") {
 TEST_CASE("validate checks the auth keys") {
   check_key("auth_enabled", {true, false, nullptr}, {"true", 1});
   check_key("auth_username", {"admin", ""}, {5, false, json::array()});
-  check_key("auth_password_hash", {"pbkdf2_sha256$1$00$00"}, {json::array(), 1});
+  const std::string hash64(64, 'a');
+  check_key("auth_password_hash",
+            {"", "pbkdf2_sha256$1$00$" + hash64, "pbkdf2_sha256$300000$0a1b$" + hash64},
+            {json::array(), 1, "pbkdf2_sha256$1$00$00", "correct horse battery",
+             "pbkdf2_sha256$0$00$" + hash64, "pbkdf2_sha256$300000$0$" + hash64,
+             "pbkdf2_sha256$300000$00$" + hash64 + "$", "md5$1$00$" + hash64,
+             "pbkdf2_sha256$300000$00$" + std::string(64, 'A')});
   check_key("session_timeout", {1, 60, 86400, 31'536'000}, {0, 31'536'001, 3.5, "86400", -1});
   check_key("session_max_lifetime", {86400, 2'592'000, 31'536'000},
             {0, 31'536'001, 3.5, "86400", -1, 3600});
+}
+
+TEST_CASE("a change may not turn login on without a password but a file may") {
+  const json on_without = {{"auth_enabled", true}};
+  CHECK_FALSE(settings_schema::validate(on_without));
+  auto bad = settings_schema::validate_change(on_without, {"auth_enabled"});
+  REQUIRE(bad);
+  CHECK(bad->key == "auth_enabled");
+  CHECK_FALSE(settings_schema::validate_change(on_without, {"master_volume"}));
+  const json on_with = {{"auth_enabled", true},
+                        {"auth_password_hash", "pbkdf2_sha256$1$00$" + std::string(64, 'a')}};
+  CHECK_FALSE(settings_schema::validate_change(on_with, {"auth_enabled", "auth_password_hash"}));
+  CHECK(settings_schema::validate_change({{"auth_enabled", true}}, {"auth_password_hash"}));
 }
 
 TEST_CASE("the session lifetime is at least the idle timeout") {

@@ -314,7 +314,7 @@ TEST_CASE("a session ends session_max_lifetime after its login, however recently
   const auto now = auth::steady_ms();
   auto session = [&](std::int64_t idle_ms, std::int64_t age_ms) {
     return mixerd::auth_session{"admin", std::make_shared<std::atomic<std::int64_t>>(now - idle_ms),
-                                now - age_ms};
+                                now - age_ms, "127.0.0.1", 0};
   };
   view.sessions[auth::session_digest("fresh")] = session(0, 0);
   view.sessions[auth::session_digest("old but used")] = session(0, 5001);
@@ -369,7 +369,7 @@ TEST_CASE_FIXTURE(auth_fixture, "a reload that shortens the lifetime applies to 
   // The session as it would be if used at `at`: it ends 2 s after its login.
   auto used_at = [&](std::int64_t at) {
     return mixerd::auth_session{live.username, std::make_shared<std::atomic<std::int64_t>>(at),
-                                live.login_ms};
+                                live.login_ms, live.address, live.login_wall_s};
   };
   CHECK_FALSE(auth::expired(*t, used_at(live.login_ms + 1999), live.login_ms + 1999));
   CHECK(auth::expired(*t, used_at(live.login_ms + 2001), live.login_ms + 2001));

@@ -94,8 +94,9 @@ struct device_fixture {
   device_actor device;
 
   device_fixture() {
-    device = actors.spawn(device_behavior,
-                          device_config{&io.io, port.path, playing<hub_actor>(hub)}, view);
+    device = actors.spawn(
+        device_behavior,
+        device_config{&io.io, port.path, playing<hub_actor>(hub), {}, std::nullopt}, view);
   }
 
   // Asked through the device's interface; the published status must agree with the answer.

@@ -10,12 +10,18 @@
 // generic form from the schema alone.
 import { buildForm } from "./form.js";
 import { buildHistory } from "./history.js";
+import { buildMacros } from "./macros-view.js";
+import { buildProfiles } from "./profiles-view.js";
+import { buildSliders } from "./sliders-view.js";
 import { buildIntegrations } from "./integrations.js";
 import { buildSecurity } from "./security.js";
 import { buildPlugins } from "./plugins.js";
 import { buildDevice } from "./device.js";
 
 export const VIEWS = [
+  { name: "sliders", title: "Sliders", claims: ["sliders"], build: (context) => buildSliders(context) },
+  { name: "macros", title: "Macros", claims: [], build: (context) => buildMacros(context) },
+  { name: "profiles", title: "Profiles", claims: [], build: (context) => buildProfiles(context) },
   {
     name: "integrations", title: "Integrations", claims: ["smarthome", "stream", "mqtt", "mdns"],
     build: (context) => buildIntegrations(context),
