@@ -164,7 +164,7 @@ def test_mqtt_saved_from_the_page_shows_the_broker_link(browser, web, mosquitto)
     browser.wait(element_id("integration-mqtt-status"), "text", equals="MQTT settings saved.")
     browser.wait(state, "text", equals=f"Connected to {url} as node desk.", timeout=10)
     assert browser.read(state, "attr:data-state") == "up"
-    assert get_json(web, "/api/settings")["mqtt"] == {"url": url, "node_id": "desk"}
+    assert get_json(web, "/api/settings")["mqtt"] == {"url": url, "node_id": "desk", "password": ""}
     broker.terminate()
     broker.wait(timeout=5)
     browser.wait(state, "text", equals=f"Not connected to {url}; retrying.", timeout=10)
@@ -242,11 +242,31 @@ def test_the_device_view_shows_the_link_and_firmware_the_device_reported(browser
     facts = browser.read(element_id("device-facts"), "text")
     assert f"Firmware{device.firmware}" in facts and f"Port{device.path}" in facts, facts
     assert get_json(web, "/api/status")["firmware_version"] == device.firmware
-    browser.screenshot(os.path.join(SCREENSHOTS, "settings-device-phone.png"), full_page=True)
     device.unplug()
     browser.wait(state, "text", contains="Not connected", timeout=10)
     device.plug()
     browser.wait(state, "text", equals=f"Connected on {device.path}.", timeout=15)
+
+
+def test_a_brightness_saved_on_the_phone_reaches_the_device_and_a_refused_one_shows_at_its_field(
+        browser, web, device):
+    save = role("button", "Save device settings")
+    open_view(browser, None, "Device", save, 390, 844, True, daemon=web)
+    brightness = role("spinbutton", "Device brightness")
+    browser.fill(brightness, "140")
+    browser.click(save)
+    error = element_id("setting-device-brightness-error")
+    assert browser.wait(error, "text", regex=r"\S")["value"] == "device_brightness must be an integer from 0 to 100"
+    assert browser.read(brightness, "attr:aria-invalid") == "true"
+    assert "device_brightness" not in get_json(web, "/api/settings")
+
+    browser.fill(brightness, "40")
+    browser.click(save)
+    browser.wait(element_id("device-settings-status"), "text", equals="Device settings saved.")
+    device.expect("BRIGHTNESS,40")
+    assert get_json(web, "/api/settings")["device_brightness"] == 40
+    assert browser.read(error, "text") == ""
+    browser.screenshot(os.path.join(SCREENSHOTS, "settings-device-phone.png"), full_page=True)
 
 
 def test_the_serial_port_is_saved_for_the_next_start(browser, web):

@@ -68,6 +68,7 @@ def test_the_first_password_set_on_the_phone_turns_login_on_and_keeps_the_browse
     browser.wait(element_id("security-password-status"), "text",
                  equals="Password set. Login is on; this browser is logged in as admin.")
     browser.wait(state, "text", equals="Login is on for admin.")
+    browser.wait(role("list", "Sessions"), "text", contains="admin from 127.0.0.1 (this browser)")
     status = auth_status(web)  # this client has no session
     assert status["auth_enabled"] is True and status["authenticated"] is False
     assert status["password_set"] is True

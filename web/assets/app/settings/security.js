@@ -76,7 +76,11 @@ function buildLogin(context, auth, reread) {
     // Turning login on ends every session, this browser's too (it had none while login was off).
     if (saved.auth_enabled) say(status, "Login is on. This browser goes to the login page at its next request.");
   });
-  return { element, show, reset: (settings) => enabled.reset(settings.auth_enabled) };
+  return {
+    element, show,
+    reset: (settings) => enabled.reset(settings.auth_enabled),
+    edited: () => enabled.change() !== UNCHANGED,
+  };
 }
 
 function buildPassword(context, auth, reread) {
@@ -125,6 +129,9 @@ function buildPassword(context, auth, reread) {
       const answer = await api("POST", "/api/auth/password", body, { quiet: true });
       [currentPassword, fresh, repeat].forEach((one) => { one.control.value = ""; });
       await reread();
+      // The password is written through the settings: the other views show what changed.
+      const settings = await api("GET", "/api/settings", undefined, { quiet: true }).catch(() => null);
+      if (settings) context.onSaved(settings);
       say(status, `Password set. Login is on; this browser is logged in as ${answer.username || body.username}.`);
     } catch (failure) {
       const text = failure.message;
@@ -221,7 +228,10 @@ export function buildSecurity(context) {
     } catch {
       return;
     }
+    context.authEnabled = Boolean(auth.auth_enabled); // the other views' refusals say the rule
+    login.reset({ auth_enabled: auth.auth_enabled }); // the login as it is now beats an unsaved toggle
     parts.forEach((part) => part.show?.());
+    await sessions.refresh(); // a new password ends the sessions and starts this browser's
   };
   const login = buildLogin(context, () => auth, reread);
   const password = buildPassword(context, () => auth, reread);
@@ -236,13 +246,14 @@ export function buildSecurity(context) {
     sessions.element, lifetimes.element, ...notifications.elements);
   return {
     element,
-    refresh: () => Promise.all([reread(), sessions.refresh()]),
+    refresh: reread,
     show(values) {
       login.reset(values);
       lifetimes.reset(values);
       notifications.reset(values);
     },
     saved(values) {
+      if (!login.edited()) login.reset(values);
       lifetimes.reset(values, { keepEdits: true });
       notifications.reset(values, { keepEdits: true });
     },
