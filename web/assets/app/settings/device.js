@@ -48,7 +48,7 @@ export function buildDevice(context) {
     }
   }
   // The event says connected and port only; the firmware comes with the status.
-  follow(["device_status"], () => refresh());
+  follow(["device_status"], () => refresh(), link);
 
   const reset = (settings, { keepEdits = false } = {}) => {
     for (const field of fields) if (!keepEdits || field.change() === UNCHANGED) field.reset(settings[field.key]);

@@ -158,7 +158,7 @@ function buildIntegration(integration, schema, context, current) {
       heard += 1;
       connected = next;
       show();
-    });
+    }, element);
   }
   return { element, reset, refresh, show };
 }

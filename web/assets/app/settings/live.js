@@ -7,9 +7,20 @@ import { api } from "../net.js";
 import { SOURCE_HEADER, fieldNamedBy, say } from "./form.js";
 import { UNCHANGED } from "./frame.js";
 
-/** Calls handler(payload) on each event of `names` (Socket.IO events, docs/api.md 3.2). */
-export function follow(names, handler) {
-  for (const name of names) window.addEventListener(`mixerd:${name}`, (event) => handler(event.detail, name));
+/** Calls handler(payload) on each event of `names` (Socket.IO events, docs/api.md 3.2) while
+ *  `owner` is in the page: the area draws its views afresh at every opening, and the old ones'
+ *  listeners go with their first event after that. */
+export function follow(names, handler, owner) {
+  for (const name of names) {
+    const listener = (event) => {
+      if (!owner.isConnected) {
+        window.removeEventListener(`mixerd:${name}`, listener);
+        return;
+      }
+      handler(event.detail, name);
+    };
+    window.addEventListener(`mixerd:${name}`, listener);
+  }
 }
 
 /** The Security view's password form, opened from a refusal elsewhere. */

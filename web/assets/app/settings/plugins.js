@@ -161,7 +161,7 @@ export function buildPlugins(context) {
   }
   follow(["plugin_status"], (plugin) => {
     if (plugin && cards.has(plugin.id)) cards.get(plugin.id).show(plugin);
-  });
+  }, element);
   return {
     element,
     refresh,
