@@ -39,6 +39,13 @@ def open_view(browser, url, tab, ready, width=1280, height=800, touch=False, dae
     browser.wait(ready, "visible", equals=True)
 
 
+def screenshot(browser, name):
+    """The whole page from its top (the header sticks to the top of the window: scrolled down,
+    a full-page picture shows it over the middle), saved under build/web-screenshots/."""
+    browser.click(element_id("settings-heading"))
+    browser.screenshot(os.path.join(SCREENSHOTS, name), full_page=True)
+
+
 @pytest.fixture
 def ha():
     fake = FakeHomeAssistant(TOKEN, demo_states()).start()
@@ -70,7 +77,7 @@ def test_home_assistant_saved_from_the_phone_connects_and_the_view_says_so(brows
     assert newest["source"] == "web" and "smarthome" in newest["summary"], newest
     layout = browser.layout()
     assert layout["scrollWidth"] <= layout["clientWidth"], layout
-    browser.screenshot(os.path.join(SCREENSHOTS, "settings-integrations-phone.png"), full_page=True)
+    screenshot(browser, "settings-integrations-phone.png")
 
     # Home Assistant going away shows at once, without reopening the view.
     ha.stop()
@@ -232,7 +239,7 @@ def test_a_plugin_is_switched_and_its_own_setting_reaches_it(browser, with_plugi
     line = device.expect(lambda l: l.startswith("TOAST,") and "Slider 2 loud" in l, timeout=10,
                          what="the plugin's toast")
     assert line.endswith(",Slider 2 loud,60 is over 50"), line
-    browser.screenshot(os.path.join(SCREENSHOTS, "settings-plugins-phone.png"), full_page=True)
+    screenshot(browser, "settings-plugins-phone.png")
 
 
 def test_the_device_view_shows_the_link_and_firmware_the_device_reported(browser, web, device):
@@ -266,7 +273,7 @@ def test_a_brightness_saved_on_the_phone_reaches_the_device_and_a_refused_one_sh
     device.expect("BRIGHTNESS,40")
     assert get_json(web, "/api/settings")["device_brightness"] == 40
     assert browser.read(error, "text") == ""
-    browser.screenshot(os.path.join(SCREENSHOTS, "settings-device-phone.png"), full_page=True)
+    screenshot(browser, "settings-device-phone.png")
 
 
 def test_the_serial_port_is_saved_for_the_next_start(browser, web):

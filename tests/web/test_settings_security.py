@@ -2,13 +2,13 @@
 page turns login on and keeps the browser logged in, a change needs the current password, the
 login switch, the sessions with "Log out everywhere", the loopback rule explained to a browser on
 another machine, and the notification API's key and handlers, each checked through the API."""
-import os
 import re
 import urllib.parse
 
 from browser import element_id, label, role
-from conftest import SCREENSHOTS, harness, open_live
+from conftest import harness, open_live
 from test_settings_area import reachable, settings_file  # noqa: F401 (a fixture)
+from test_settings_integrations import screenshot
 
 get_json, http, wait_until = harness.get_json, harness.http, harness.wait_until
 
@@ -76,7 +76,7 @@ def test_the_first_password_set_on_the_phone_turns_login_on_and_keeps_the_browse
     # The browser stays logged in: the page opens without the login form.
     layout = browser.layout()
     assert layout["scrollWidth"] <= layout["clientWidth"], layout
-    browser.screenshot(os.path.join(SCREENSHOTS, "settings-security-phone.png"), full_page=True)
+    screenshot(browser, "settings-security-phone.png")
     browser.goto(web.url("/"))
     assert path_of(browser.url()) == "/"
     browser.wait(element_id("daemon-state"), "text", regex=r"^\s*daemon connected")
