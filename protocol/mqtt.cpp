@@ -273,4 +273,24 @@ command_request request_of(const command& c) {
   return {};
 }
 
+std::vector<status_fact> link_facts(const settings& config, link_state state, int code) {
+  const std::string broker = config.url + " as node " + config.node_id;
+  switch (state) {
+    case link_state::off:
+      return {};
+    case link_state::connecting:
+      return {{"MQTT", "Connecting to " + broker}};
+    case link_state::connected:
+      return {{"MQTT", "Connected to " + broker}};
+    case link_state::refused:
+      // CONNACK 4 and 5: a wrong user name or password, or one the broker does not authorise.
+      return {{"MQTT", "Refused by " + config.url + " (code " + std::to_string(code) +
+                           (code == 4 || code == 5 ? ": check the user name and password" : "") +
+                           "); retrying"}};
+    case link_state::unavailable:
+      return {{"MQTT", "Not connected to " + config.url + "; retrying"}};
+  }
+  return {};
+}
+
 }  // namespace mixerd::mqtt

@@ -21,6 +21,7 @@
 #include "protocol/profiles.hpp"
 #include "protocol/sensors.hpp"
 #include "protocol/settings.hpp"
+#include "protocol/status_facts.hpp"
 
 namespace mixerd {
 
@@ -199,7 +200,20 @@ command_request request_of(const command& c);
 std::optional<command> parse_command(std::string_view node_id, std::string_view topic,
                                      std::string_view payload, std::string& error);
 
+// ---- The broker link in the web page ------------------------------------------------------------
+
+// Where the connection to the broker stands: shown in the page's Status section and the settings
+// area (status_facts, source "mqtt"), so a user sees that a broker took the settings.
+enum class link_state { off, connecting, connected, refused, unavailable };
+// The facts for `state` ({} while MQTT is off: nothing to show); `code` is CONNACK's refusal.
+std::vector<status_fact> link_facts(const settings& config, link_state state, int code = 0);
+
 }  // namespace mqtt
+
+// The facts as last published, for initial_state (status_facts.mqtt).
+struct mqtt_link_view {
+  std::vector<status_fact> facts;
+};
 
 namespace settings_schema {
 struct part;

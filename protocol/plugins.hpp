@@ -45,6 +45,9 @@ struct plugin_status {
 // the invalid and incompatible ones too, sorted by id.
 struct plugins_view {
   std::vector<plugin_info> plugins;
+  // By id: the manifest's settings_schema as GET /api/plugins shows it (plugins::schema_to_json);
+  // absent for a plugin whose manifest declares none or could not be read.
+  std::map<std::string, nlohmann::json> settings_schemas;
 };
 
 // ---- Requests to the bridge --------------------------------------------------------------------
@@ -205,6 +208,9 @@ std::string check_setting(const settings_schema& schema, std::string_view key,
 // The schema's defaults with the stored values (an object; anything else counts as empty) over
 // them.
 nlohmann::json effective_settings(const settings_schema& schema, const nlohmann::json& stored);
+// The schema as GET /api/plugins shows it, so that a settings page can draw a field per key:
+// {key: {"type", "default" (null when none), "description", "min"?, "max"?}}.
+nlohmann::json schema_to_json(const settings_schema& schema);
 
 // ---- Hooks from events -----------------------------------------------------------------------
 

@@ -270,6 +270,19 @@ void on_message(self_ptr self, const std::string& topic, const std::string& payl
 
 // ---- The connection ---------------------------------------------------------------------------
 
+// Publishes where the broker link stands when that changed (the page's Status section and the
+// settings area show it).
+void report(self_ptr self, mqtt::link_state state, int code = 0) {
+  auto& st = self->state;
+  st.link = state;
+  auto facts = mqtt::link_facts(st.config, state, code);
+  if (facts == st.link_facts) return;
+  st.link_facts = facts;
+  if (st.wiring.link) st.wiring.link->store(mqtt_link_view{facts});
+  if (st.wiring.hub)
+    self->send(st.wiring.hub, caf::publish_atom_v, event{status_facts{"mqtt", std::move(facts)}});
+}
+
 void disconnect(self_ptr self) {
   auto& st = self->state;
   if (st.client)
@@ -284,7 +297,7 @@ void connect(self_ptr self) {
   ++st.gen;
   st.down_reported = false;
   st.resync = false;
-  if (!st.config.enabled) return;
+  if (!st.config.enabled) return report(self, mqtt::link_state::off);
   mqtt_client_options o;
   o.host = st.config.host;
   o.port = st.config.port;
@@ -301,9 +314,10 @@ void connect(self_ptr self) {
   st.client = mqtt_client::start(std::move(o), error);
   if (!st.client) {
     log::error(component, "cannot connect to ", st.config.url, ": ", error);
-    return;
+    return report(self, mqtt::link_state::unavailable);
   }
   log::info(component, "connecting to ", st.config.url, " as node ", st.config.node_id);
+  report(self, mqtt::link_state::connecting);
 }
 
 void on_opened(self_ptr self, std::int32_t rc) {
@@ -314,7 +328,7 @@ void on_opened(self_ptr self, std::int32_t rc) {
       log::warn(component, "the broker at ", st.config.url,
                 " refused the connection (CONNACK code ", rc, "); retrying with back-off");
     st.down_reported = true;
-    return;
+    return report(self, mqtt::link_state::refused, rc);
   }
   st.connected = true;
   st.down_reported = false;
@@ -322,11 +336,14 @@ void on_opened(self_ptr self, std::int32_t rc) {
   st.births.reset();
   log::info(component, "connected to ", st.config.url, " as node ", st.config.node_id,
             st.config.commands ? "" : " (state only: mqtt.commands is false)");
+  report(self, mqtt::link_state::connected);
   put_everything(self, true);
 }
 
 void on_closed(self_ptr self, const std::string& reason) {
   auto& st = self->state;
+  // A refusal closes the connection too: its reason stays shown until the next answer.
+  if (st.link != mqtt::link_state::refused) report(self, mqtt::link_state::unavailable);
   if (st.connected) {
     log::warn(component, "connection to ", st.config.url, " lost: ", reason,
               "; reconnecting with back-off");

@@ -51,6 +51,9 @@ struct mqtt_wiring {
   // Connects to the broker only on ready_atom (the daemon: once its listeners answer); false in
   // tests, which connect at once.
   bool wait_for_ready = false;
+  // Where the broker link's facts go (status_facts, initial_state); null/invalid in tests.
+  hub_actor hub;
+  std::shared_ptr<published<mqtt_link_view>> link;
 };
 
 struct mqtt_state {
@@ -60,6 +63,8 @@ struct mqtt_state {
   std::uint64_t gen = 0;  // of the current client: messages of an older one are ignored
   bool connected = false;
   bool down_reported = false;  // the outage has been logged once
+  std::vector<status_fact> link_facts;  // as last published (status_facts, source "mqtt")
+  mqtt::link_state link = mqtt::link_state::off;
   bool resync = false;         // a state could not be queued: everything again once drained
   // What the broker holds for the entities that change: the macro slots of the current page
   // (nullopt: no config, the slot is empty), the profile options and the slider names.

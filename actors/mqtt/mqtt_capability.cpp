@@ -24,7 +24,9 @@ const capability& mqtt_capability() {
                          dir.source<device_view>(),
                          read_host_name(),
                          &dir,
-                         true};
+                         true,
+                         dir.get<hub_actor>(),
+                         dir.slot(mqtt_link_view{})};
       std::string key;
       std::string error;
       // Validated at start-up (settings_schema): a bad value never gets here.
@@ -34,6 +36,12 @@ const capability& mqtt_capability() {
       return ctx.registered<mqtt_actor>(mqtt);
     };
     c.stop = stop_phase::consumers;
+    // The broker link in the page's Status section and the settings area.
+    c.events = [] { return list_of_kinds<status_facts>(); };
+    c.contribute = [](const directory& dir, nlohmann::json& state) {
+      if (auto view = dir.view<mqtt_link_view>(); view && !view->facts.empty())
+        state["status_facts"]["mqtt"] = to_json(view->facts);
+    };
     c.after_ready = send_ready<mqtt_actor>;
     c.subscriptions = mqtt_subscriptions;
     c.settings = mqtt_settings;

@@ -15,8 +15,13 @@ void get_plugins(http::exchange& x) {
   auto view = x.dir.view<plugins_view>();
   if (!view) return x.respond(x.error(503, not_running));
   auto list = nlohmann::json::array();
-  for (const auto& p : view->plugins)
-    list.push_back(json::to_json(p));
+  for (const auto& p : view->plugins) {
+    auto plugin = json::to_json(p);
+    auto schema = view->settings_schemas.find(p.id);
+    plugin["settings_schema"] =
+        schema != view->settings_schemas.end() ? schema->second : nlohmann::json::object();
+    list.push_back(std::move(plugin));
+  }
   reply(x, {{"plugins", std::move(list)}});
 }
 

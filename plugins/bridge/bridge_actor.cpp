@@ -40,6 +40,7 @@ void publish(self_ptr self) {
   bool any_running = false;
   for (const auto& [id, p] : st.plugins) {
     view.plugins.push_back(p.info);
+    if (!p.m.schema.empty()) view.settings_schemas[id] = plugins::schema_to_json(p.m.schema);
     any_running = any_running || p.info.state == plugin_state::running;
     auto& last = st.published_infos[id];
     const auto& now = p.info;

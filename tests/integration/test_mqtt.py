@@ -18,6 +18,7 @@ from conftest import (MIXERD_BIN, FakeDevice, get_json, http, macro_set, make_ce
                       write_settings)
 from mqtt_support import (BROKER, Broker, Subscriber, broker, mqtt_settings,  # noqa: F401
                           node, start_node, subscriber)
+from socketio_support import clients  # noqa: F401 (a fixture)
 
 FIXED = ["number/{n}/slider_1", "number/{n}/slider_2", "number/{n}/slider_3", "number/{n}/slider_4",
          "switch/{n}/mute_1", "switch/{n}/mute_2", "switch/{n}/mute_3", "switch/{n}/mute_4",
@@ -338,6 +339,34 @@ def test_a_broker_that_comes_late_is_connected_to(daemon_factory, tmp_path):
             sub.close()
     finally:
         late.stop()
+
+
+def test_the_broker_link_is_a_status_fact_for_the_page(daemon_factory, tmp_path, clients):  # noqa: F811
+    """The web page shows the link (Status section, settings area): status_facts.mqtt in
+    initial_state and a status_facts event with source mqtt as it comes and goes; none while off."""
+    late = Broker(str(tmp_path))
+    data = str(tmp_path / "data")
+    write_settings(data, {"mqtt": {"url": late.url, "node_id": "late"}})
+    daemon = daemon_factory("--serial", "none", data=data)
+    daemon.wait_log("not available")
+    client = clients("python", daemon.url(""), "websocket")
+    facts = client.event("initial_state")["status_facts"]["mqtt"]
+    assert facts == [{"label": "MQTT", "value": f"Not connected to {late.url}; retrying"}]
+    late.start()
+    try:
+        up = client.event("status_facts", lambda e: e["source"] == "mqtt"
+                          and e["facts"][0]["value"].startswith("Connected"), timeout=40)
+        assert up["facts"] == [{"label": "MQTT", "value": f"Connected to {late.url} as node late"}]
+    finally:
+        late.stop()
+    down = client.event("status_facts", lambda e: e["source"] == "mqtt"
+                        and e["facts"][0]["value"].startswith("Not connected"), timeout=10)
+    assert down["facts"][0]["value"] == f"Not connected to {late.url}; retrying"
+    status, body = http("PATCH", daemon.url("/api/settings"), {"mqtt": None})[:2]
+    assert status == 200, body
+    client.event("status_facts", lambda e: e["source"] == "mqtt" and e["facts"] == [])
+    assert "mqtt" not in clients("python", daemon.url(""), "websocket").event("initial_state").get(
+        "status_facts", {})
 
 
 def test_settings_reload_moves_the_node(daemon_factory, broker, subscriber, tmp_path):

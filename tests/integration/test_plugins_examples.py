@@ -5,7 +5,7 @@ import os
 import shutil
 
 from conftest import get_json, http, wait_until
-from plugin_support import PLUGINS_DIR, read_settings, wait_state
+from plugin_support import PLUGINS_DIR, install, read_settings, wait_state
 from socketio_support import clients  # noqa: F401 (a fixture)
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../plugins/examples")
@@ -55,3 +55,26 @@ def test_toast_macro_runs_its_macro_type_and_counts_in_its_settings(daemon_facto
     assert toast(device, "Break time").endswith(",Break time,Stand up and stretch")
     wait_until(lambda: read_settings(data_dir).get("plugins", {}).get(plugin_id, {})
                .get("settings", {}).get("runs") == 1, what="runs 1 in settings.json")
+
+
+def test_the_plugin_list_shows_each_manifests_settings_schema(daemon_factory, device, data_dir):
+    """GET /api/plugins carries the manifest's settings_schema, so a settings page can draw the
+    plugin's fields; a manifest without one shows {}; a PATCH of a setting reaches the plugin."""
+    plugin_id = copy_example(data_dir, "slider_alerts")
+    bare = install(data_dir, "com.example.bare")
+    daemon = daemon_factory("--serial", device.path)
+    wait_until(lambda: get_json(daemon, "/api/status")["connected"], what="connected")
+    wait_state(daemon, plugin_id, "running")
+    listed = {p["id"]: p for p in get_json(daemon, "/api/plugins")["plugins"]}
+    assert listed[plugin_id]["settings_schema"] == {
+        "alerts": {"type": "boolean", "default": True,
+                   "description": "show a notification on the device (else only log)"},
+        "threshold": {"type": "integer", "default": 90, "min": 1, "max": 100,
+                      "description": "the slider value that raises an alert"}}
+    assert listed[bare.id]["settings_schema"] == {}
+    status, body = http("PATCH", daemon.url("/api/settings"),
+                        {"plugins": {plugin_id: {"settings": {"threshold": 50}}}})[:2]
+    assert status == 200, body
+    device.send("SLIDER,1,10")
+    device.send("SLIDER,1,60")
+    assert toast(device, "Slider 2 loud").endswith(",Slider 2 loud,60 is over 50")

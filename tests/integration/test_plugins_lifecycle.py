@@ -26,7 +26,8 @@ def test_disable_and_enable_call_the_lifecycle_hooks_in_order_and_persist(
         == ["on_load", "on_enable"]
     info = plugin_info(daemon, plugin.id)
     assert info == {"id": plugin.id, "name": "Switch", "version": "1.0.0", "api_version": "1.0",
-                    "enabled": True, "state": "running", "restarts": 0, "last_error": ""}, info
+                    "enabled": True, "state": "running", "restarts": 0, "last_error": "",
+                    "settings_schema": {}}, info
     assert plugins_loaded(daemon) is True
     client = clients("python", daemon.url(""), "websocket")
     client.event("initial_state")

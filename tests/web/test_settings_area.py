@@ -133,15 +133,17 @@ def test_a_refused_value_shows_the_api_error_at_its_field_and_changes_nothing(br
     assert "log_level" not in settings and "socketio_max_sessions" not in settings, settings
     assert settings_file(web) == before
     assert get_json(web, "/api/config/history")["history"] == history
-    # A member of an object: the error goes to that member, not to the group.
+    # A member of an object (its view is Integrations): the error goes to that member.
+    browser.click(role("tab", "Integrations"))
     url = element_id("setting-smarthome-url")
     browser.fill(url, "ftp://hub.lan")
-    browser.click(role("button", "Save Smart home settings"))
+    browser.click(role("button", "Save Home Assistant settings"))
     said = browser.wait(element_id("setting-smarthome-url-error"), "text", regex=r"\S")["value"]
     assert said.startswith("smarthome.url must be"), said
     assert browser.read(url, "attr:aria-invalid") == "true"
     assert "smarthome" not in get_json(web, "/api/settings")
     # Corrected, the error goes away and the value is saved.
+    browser.click(role("tab", "Other settings"))
     browser.fill(sessions, "300")
     browser.click(SAVE_DAEMON)
     browser.wait(element_id("settings-group-daemon-status"), "text", equals="Daemon settings saved.")

@@ -294,3 +294,24 @@ TEST_CASE("birth messages: one full publication now, the rest coalesced to the w
   CHECK_FALSE(births.on_timer(t1 + std::chrono::seconds(40)));
   CHECK(births.birth(t1 + std::chrono::seconds(27)) == verdict::publish);
 }
+
+TEST_CASE("the broker link's facts for the page: none while off, the broker and node otherwise") {
+  mqtt::settings config;
+  config.enabled = true;
+  config.url = "mqtt://broker.lan:1883";
+  config.node_id = "desk";
+  using mqtt::link_state;
+  CHECK(mqtt::link_facts(config, link_state::off).empty());
+  auto one = [&](link_state s, int code = 0) {
+    auto facts = mqtt::link_facts(config, s, code);
+    REQUIRE(facts.size() == 1);
+    CHECK(facts[0].label == "MQTT");
+    return facts[0].value;
+  };
+  CHECK(one(link_state::connecting) == "Connecting to mqtt://broker.lan:1883 as node desk");
+  CHECK(one(link_state::connected) == "Connected to mqtt://broker.lan:1883 as node desk");
+  CHECK(one(link_state::refused, 5) ==
+        "Refused by mqtt://broker.lan:1883 (code 5: check the user name and password); retrying");
+  CHECK(one(link_state::refused, 2) == "Refused by mqtt://broker.lan:1883 (code 2); retrying");
+  CHECK(one(link_state::unavailable) == "Not connected to mqtt://broker.lan:1883; retrying");
+}

@@ -12,6 +12,7 @@ import { renderStream, onStreamChange, onStreamStatus } from "./stream.js";
 import { renderMusic, onMusicChange } from "./music.js";
 import { setDaemonState, renderStatus, onDeviceStatus, onAudioStatus, onStatusFacts } from "./status.js";
 import { setupSettingsEntry } from "./settings-entry.js";
+import { remember } from "./live-state.js";
 
 function renderAll(state) {
   if (!state || typeof state !== "object") return;
@@ -84,6 +85,8 @@ function connect() {
   socket.on("stream_change", guarded(onStreamChange));
   socket.on("stream_status", guarded(onStreamStatus));
   socket.on("music_change", guarded(onMusicChange));
+  // The settings area shows the links' states and follows them through this connection.
+  socket.onAny(remember);
   return socket;
 }
 

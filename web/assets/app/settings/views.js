@@ -13,11 +13,33 @@ import { buildHistory } from "./history.js";
 import { buildMacros } from "./macros-view.js";
 import { buildProfiles } from "./profiles-view.js";
 import { buildSliders } from "./sliders-view.js";
+import { buildIntegrations } from "./integrations.js";
+import { buildSecurity } from "./security.js";
+import { buildPlugins } from "./plugins.js";
+import { buildDevice } from "./device.js";
 
 export const VIEWS = [
   { name: "sliders", title: "Sliders", claims: ["sliders"], build: (context) => buildSliders(context) },
   { name: "macros", title: "Macros", claims: [], build: (context) => buildMacros(context) },
   { name: "profiles", title: "Profiles", claims: [], build: (context) => buildProfiles(context) },
+  {
+    name: "integrations", title: "Integrations", claims: ["smarthome", "stream", "mqtt", "mdns"],
+    build: (context) => buildIntegrations(context),
+  },
+  {
+    name: "security", title: "Security",
+    claims: ["auth_enabled", "auth_username", "auth_password_hash", "session_timeout",
+      "session_max_lifetime", "toast_handlers"],
+    build: (context) => buildSecurity(context),
+  },
+  {
+    name: "plugins", title: "Plugins", claims: ["plugins"],
+    build: (context) => buildPlugins(context),
+  },
+  {
+    name: "device", title: "Device", claims: ["serial_port", "device_brightness"],
+    build: (context) => buildDevice(context),
+  },
   {
     name: "options", title: "Other settings", claims: [],
     build: (context) => buildForm(context.schema, context.settings, context),
