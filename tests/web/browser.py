@@ -91,6 +91,14 @@ class Browser:
     def fill(self, target, value):
         self.call("fill", target=target, value=value)
 
+    def download(self, target, timeout=10.0):
+        """Clicks `target` and waits for the download it starts: {"name", "text"}."""
+        return self.call("download", answer_within=timeout + 10, target=target, timeout=int(timeout * 1000))
+
+    def set_file(self, target, name, text, mime_type="application/json"):
+        """Chooses a file named `name` holding `text` in the file input `target`."""
+        self.call("setFile", target=target, name=name, text=text, mimeType=mime_type)
+
     def check(self, target):
         self.call("check", target=target)
 

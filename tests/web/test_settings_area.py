@@ -214,8 +214,8 @@ def test_the_history_lists_a_change_and_undo_brings_the_old_value_back(browser, 
     browser.click(role("button", "Undo the last change"))
     wait_until(lambda: "log_level" not in get_json(web, "/api/settings"), what="log_level undone")
     wait_until(lambda: "log_level" not in settings_file(web), what="log_level gone from the file")
-    # The rollback is the newest entry now, and the form shows the old value again.
-    browser.wait(role("button", "Undo the last change"), "visible", equals=True)
+    # The rollback is the newest entry now (Undo says so), and the form shows the old value again.
+    browser.wait(role("button", "Undo the rollback"), "visible", equals=True)
     top = get_json(web, "/api/config/history")["history"][0]
     assert top["source"] == "rollback", top
     browser.wait(role("button", f"Roll back change {top['id']}"), "visible", equals=True)

@@ -290,7 +290,26 @@ async function axe({ include = null, tags }) {
   };
 }
 
+// Clicks `target` and waits for the download it starts; answers its suggested file name and its
+// text (the files tests/web downloads are JSON).
+async function download({ target, timeout = 10000 }) {
+  const started = page.waitForEvent("download", { timeout });
+  await locate(target).click({ timeout: 5000 });
+  const file = await started;
+  const path = await file.path();
+  return { name: file.suggestedFilename(), text: readFileSync(path, "utf8") };
+}
+
+// Puts a file with `text` into the file input `target`, as choosing it in the file dialog does.
+async function setFile({ target, name, text, mimeType = "application/json" }) {
+  const file = { name, mimeType, buffer: Buffer.from(text, "utf8") };
+  await locate(target).setInputFiles(file, { timeout: 5000 });
+  return null;
+}
+
 const commands = {
+  download,
+  setFile,
   focused,
   pageText,
   axe,

@@ -1,6 +1,9 @@
 // The history of configuration changes (GET /api/config/history), newest first, each with a
 // "Roll back" button (POST /api/config/rollback: back to the version before that change), and
-// Undo, which rolls back the newest entry. A rollback is a change too, so it can be undone.
+// Undo, which rolls back the newest entry. A rollback is a change too, so it can be undone: undoing
+// a rollback brings back what the rollback replaced, i.e. it redoes the change that was rolled
+// back. That is the API's meaning, so the button says which change it undoes and, for a
+// rollback, what that means, before anyone presses it.
 import { h } from "../dom.js";
 import { api } from "../net.js";
 import { SOURCE_HEADER, refusalHint, say } from "./form.js";
@@ -17,7 +20,9 @@ function when(time) {
  */
 export function buildHistory({ authEnabled, onChanged }) {
   const status = h("p", { class: "group-status", role: "status" });
-  const undo = h("button", { type: "button", class: "primary-button", disabled: true }, "Undo the last change");
+  const undoWhat = h("p", { class: "field-hint", id: "settings-history-undo-what" });
+  const undo = h("button", { type: "button", class: "primary-button", disabled: true,
+    "aria-describedby": undoWhat.id }, "Undo the last change");
   const list = h("ol", { class: "history-list", "aria-labelledby": "settings-history-heading" });
   const empty = h("p", { class: "hint", hidden: true }, "No changes yet.");
   const element = h("section", { class: "card settings-history", "aria-labelledby": "settings-history-heading" },
@@ -25,7 +30,7 @@ export function buildHistory({ authEnabled, onChanged }) {
     h("p", { class: "field-hint" }, "Before every change mixerd keeps the version it replaces (the last 50). "
       + "Rolling back restores the version before a change; the rollback is a change of its own, "
       + "so it can be undone too."),
-    h("div", { class: "group-actions" }, undo, status), empty, list);
+    h("div", { class: "group-actions" }, undo, status), undoWhat, empty, list);
   let newest = null;
 
   async function rollBack(entry, { label }) {
@@ -62,6 +67,24 @@ export function buildHistory({ authEnabled, onChanged }) {
       button);
   }
 
+  // What Undo will do, in words: the button's text and its description follow the newest entry.
+  function describeUndo() {
+    const keys = newest?.summary || "no keys";
+    if (!newest) {
+      undo.textContent = "Undo the last change";
+      undoWhat.textContent = "There is nothing to undo.";
+    } else if (newest.source === "rollback") {
+      undo.textContent = "Undo the rollback";
+      undoWhat.textContent = `The last change, ${newest.id}, is a rollback (${keys}). Undo rolls it back: `
+        + "the settings go back to what they were before that rollback, so the change it undid comes back.";
+    } else {
+      undo.textContent = "Undo the last change";
+      const by = SOURCES[newest.source] || newest.source || "unknown";
+      undoWhat.textContent = `Undo rolls back change ${newest.id} (${keys}, by ${by}): `
+        + "those settings go back to what they were before it.";
+    }
+  }
+
   undo.addEventListener("click", async () => {
     if (!newest) return;
     undo.disabled = true;
@@ -80,6 +103,7 @@ export function buildHistory({ authEnabled, onChanged }) {
     }
     newest = entries[0] || null;
     undo.disabled = !newest;
+    describeUndo();
     empty.hidden = entries.length > 0;
     list.replaceChildren(...entries.map(entryItem));
   }

@@ -8,6 +8,7 @@
 //            another view's save.
 // A capability whose settings need no special editor adds no view: its keys appear in the
 // generic form from the schema alone.
+import { buildBackup } from "./backup.js";
 import { buildForm } from "./form.js";
 import { buildHistory } from "./history.js";
 import { buildMacros } from "./macros-view.js";
@@ -48,6 +49,7 @@ export const VIEWS = [
     name: "history", title: "History", claims: [],
     build: (context) => buildHistory(context),
   },
+  { name: "backup", title: "Backup", claims: [], build: (context) => buildBackup(context) },
 ];
 
 /** Every key a view other than the generic form edits. */
