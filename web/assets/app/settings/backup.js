@@ -84,7 +84,7 @@ function secretExport(context) {
   const input = h("input",
     { type: "password", id: "settings-export-password", autocomplete: "current-password" });
   const noPassword = context.auth.password_set === false
-    ? " mixerd has no login password yet: set one first (mixerd set-password USERNAME on its machine)." : "";
+    ? " mixerd has no login password yet: set one first in Security." : "";
   const field = labelled(input, "Login password",
     { hint: `mixerd asks for the login password again before it hands out the secrets.${noPassword}` });
   const status = h("p", { class: "group-status", id: "settings-export-secrets-status", role: "status" });

@@ -66,8 +66,8 @@ export function say(region, text, { error = false, hint = "" } = {}) {
 /** What a 403 means for this user: with login off, only a browser on mixerd's machine may. */
 export function refusalHint(authEnabled) {
   return authEnabled ? "" : "Login is off, so only a browser on the machine that runs mixerd may "
-    + "change this. Setting a password (mixerd set-password USERNAME on that machine) turns login on; "
-    + "logged in, you can change it from any browser.";
+    + "change this. Setting a password (in Security, or mixerd set-password USERNAME on that "
+    + "machine) turns login on; logged in, you can change it from any browser.";
 }
 
 function buildGroup(owner, members, context) {

@@ -20,7 +20,8 @@ function stateOnly(path, schema) {
   const error = h("p", { class: "field-error" });
   const element = h("div", { class: "field", role: "group", "aria-labelledby": `${id}-label` },
     h("p", { class: "field-label", id: `${id}-label` }, labelOf(path.split(".").pop())), state,
-    h("p", { class: "field-hint" }, "Set or changed on the machine that runs mixerd, with ",
+    h("p", { class: "field-hint" }, "Set or changed in Security (the current password is asked "
+      + "for), or on the machine that runs mixerd with ",
       h("code", {}, "mixerd set-password USERNAME"), ". ", hintOf(path, schema)), error);
   const field = {
     key: path.split(".").pop(), path, element,
