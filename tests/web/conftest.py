@@ -113,3 +113,23 @@ def wait_live(browser, daemon, timeout=5.0, headers=None):
     assert status == 200, (status, body)
     for slider in body["sliders"]:
         browser.wait(role("slider", slider["label"]), "value", equals=str(slider["value"]), timeout=timeout)
+
+
+def open_view(browser, url, tab, ready, width=1280, height=800, touch=False, daemon=None):
+    """Opens the page at `url`, the settings area and its tab `tab`; waits until `ready` shows."""
+    if daemon is not None:
+        open_live(browser, daemon, width=width, height=height, touch=touch)
+    else:
+        browser.open(url, width=width, height=height, touch=touch)
+        browser.wait(element_id("daemon-state"), "text", regex=r"^\s*daemon connected")
+    browser.click(role("button", "Settings"))
+    browser.click(role("tab", tab))
+    browser.wait(role("tab", tab), "attr:aria-selected", equals="true")
+    browser.wait(ready, "visible", equals=True)
+
+
+def screenshot(browser, name):
+    """The whole page from its top (the header sticks to the top of the window: scrolled down,
+    a full-page picture shows it over the middle), saved under build/web-screenshots/."""
+    browser.click(element_id("settings-heading"))
+    browser.screenshot(os.path.join(SCREENSHOTS, name), full_page=True)

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from browser import element_id, label, role
-from conftest import REPO, SCREENSHOTS, harness, open_live, web_settings
+from conftest import REPO, harness, open_live, open_view, screenshot, web_settings
 from test_settings_area import AXE_TAGS, SIZES, reachable, settings_file  # noqa: F401 (a fixture)
 
 sys.path.append(os.path.join(REPO, "tests", "integration"))
@@ -26,24 +26,6 @@ PLUGIN_CARD = "plugin-io-mixerd-example-slider-alerts"
 SAVE_HA = role("button", "Save Home Assistant settings")
 
 
-def open_view(browser, url, tab, ready, width=1280, height=800, touch=False, daemon=None):
-    """Opens the page at `url`, the settings area and its tab `tab`; waits until `ready` shows."""
-    if daemon is not None:
-        open_live(browser, daemon, width=width, height=height, touch=touch)
-    else:
-        browser.open(url, width=width, height=height, touch=touch)
-        browser.wait(element_id("daemon-state"), "text", regex=r"^\s*daemon connected")
-    browser.click(role("button", "Settings"))
-    browser.click(role("tab", tab))
-    browser.wait(role("tab", tab), "attr:aria-selected", equals="true")
-    browser.wait(ready, "visible", equals=True)
-
-
-def screenshot(browser, name):
-    """The whole page from its top (the header sticks to the top of the window: scrolled down,
-    a full-page picture shows it over the middle), saved under build/web-screenshots/."""
-    browser.click(element_id("settings-heading"))
-    browser.screenshot(os.path.join(SCREENSHOTS, name), full_page=True)
 
 
 @pytest.fixture

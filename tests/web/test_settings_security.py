@@ -6,7 +6,7 @@ import re
 import urllib.parse
 
 from browser import element_id, label, role
-from conftest import harness, open_live
+from conftest import harness, open_view
 from test_settings_area import reachable, settings_file  # noqa: F401 (a fixture)
 from test_settings_integrations import screenshot
 
@@ -18,14 +18,7 @@ PASSWORD = "correct horse battery"
 
 
 def open_security(browser, daemon=None, url=None, width=1280, height=800, touch=False):
-    if daemon is not None:
-        open_live(browser, daemon, width=width, height=height, touch=touch)
-    else:
-        browser.open(url, width=width, height=height, touch=touch)
-        browser.wait(element_id("daemon-state"), "text", regex=r"^\s*daemon connected")
-    browser.click(role("button", "Settings"))
-    browser.click(role("tab", "Security"))
-    browser.wait(SAVE_LOGIN, "visible", equals=True)
+    open_view(browser, url, "Security", SAVE_LOGIN, width, height, touch, daemon=daemon)
 
 
 def set_password_on_the_page(browser, password=PASSWORD, current=None):

@@ -4,9 +4,9 @@
 // a refused value next to its field, a refused caller (403) in the group, success in the group's
 // live region.
 import { h } from "../dom.js";
-import { api } from "../net.js";
 import { UNCHANGED } from "./frame.js";
 import { fieldFor } from "./fields.js";
+import { changesOf, savePatch } from "./live.js";
 
 // Keys never in the generic form: the macro pages and the mutes (x-live state of their own), and
 // those a view of views.js claims (passed as `claimed`).
@@ -83,44 +83,12 @@ function buildGroup(owner, members, context) {
     h("h3", { id: headingId }, title), form);
   const group = { owner, fields, element };
 
-  form.addEventListener("submit", async (event) => {
+  form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const all = fields.flatMap((field) => field.fields());
-    all.forEach((field) => field.clearError());
-    say(status, "");
-    const problems = all.map((field) => [field, field.problem()]).filter(([, problem]) => problem);
-    if (problems.length) {
-      problems.forEach(([field, problem]) => field.setError(problem));
-      problems[0][0].focus();
-      return;
-    }
-    const patch = {};
-    for (const field of fields) {
-      const change = field.change();
-      if (change !== UNCHANGED) patch[field.key] = change;
-    }
-    if (!Object.keys(patch).length) {
-      say(status, "Nothing to save: no value changed.");
-      return;
-    }
-    save.disabled = true;
-    try {
-      const answer = await api("PATCH", "/api/settings", patch, { quiet: true, headers: SOURCE_HEADER });
-      context.onSaved(answer.settings || {}, group);
-      say(status, `${title} settings saved.`);
-    } catch (failure) {
-      const named = failure.status === 400 ? fieldNamedBy(failure.message, all) : null;
-      if (named) {
-        named.setError(failure.message);
-        named.focus();
-        say(status, "Not saved: a value was refused.", { error: true });
-      } else {
-        say(status, `Not saved: ${failure.message}`,
-          { error: true, hint: failure.status === 403 ? refusalHint(context.authEnabled) : "" });
-      }
-    } finally {
-      save.disabled = false;
-    }
+    savePatch({
+      fields, patch: () => changesOf(fields), status, button: save, saved: `${title} settings saved.`,
+      context: { ...context, onSaved: (settings) => context.onSaved(settings, group) },
+    });
   });
   return group;
 }

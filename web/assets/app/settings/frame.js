@@ -2,6 +2,7 @@
 // block that holds label, control, help and error with aria-describedby and aria-invalid kept
 // right. The field kinds are in fields.js and secret.js.
 import { h } from "../dom.js";
+import { labelled } from "./labelled.js";
 
 export const UNCHANGED = undefined;
 
@@ -29,31 +30,8 @@ export function hintOf(path, schema) {
   return [text, h("code", {}, path)];
 }
 
-/** Label, control, help and error in one block; keeps aria-describedby and aria-invalid right. */
+/** A setting's block (labelled.js): labelled from its key, its help from the schema. */
 export function frame(path, schema, control, { inline = false, note = "", describedBy = [] } = {}) {
-  const hintId = `${control.id}-hint`;
-  const error = h("p", { class: "field-error", id: `${control.id}-error` });
-  const describe = (withError) => {
-    const ids = [...describedBy, hintId, withError ? error.id : null].filter(Boolean);
-    control.setAttribute("aria-describedby", ids.join(" "));
-  };
-  describe(false);
-  const label = h("label", { for: control.id }, labelOf(path.split(".").pop()));
-  const hint = h("p", { class: "field-hint", id: hintId }, note, hintOf(path, schema));
-  const element = inline
-    ? h("div", { class: "field check" }, control, label, hint, error)
-    : h("div", { class: "field" }, label, control, hint, error);
-  return {
-    element,
-    setError(text) {
-      error.textContent = text;
-      control.setAttribute("aria-invalid", "true");
-      describe(true);
-    },
-    clearError() {
-      error.textContent = "";
-      control.removeAttribute("aria-invalid");
-      describe(false);
-    },
-  };
+  return labelled(control, labelOf(path.split(".").pop()),
+    { hint: [note, hintOf(path, schema)], inline, describedBy });
 }

@@ -1,14 +1,16 @@
-// A control with its label, help and error, for editors whose fields are not settings.json keys
-// (a macro's fields, a profile's name): the same block and aria wiring as frame.js gives the
-// settings' fields, with a label and help text of the editor's choosing.
+// A control with its label, help and error: the one block and aria wiring of every field on the
+// settings pages. frame.js builds a setting's on it (label and help from the schema); editors
+// whose fields are not settings.json keys (a macro's fields, a profile's name, a password) use
+// it with a label and help of their choosing.
 import { h } from "../dom.js";
 
-/** Label, control, help and error in one block; keeps aria-describedby and aria-invalid right. */
-export function labelled(control, labelText, { hint = "", inline = false } = {}) {
+/** Label, control, help and error in one block; keeps aria-describedby and aria-invalid right.
+ *  `hint` is text or nodes (none: no help line); `describedBy` names more ids to read first. */
+export function labelled(control, labelText, { hint = "", inline = false, describedBy = [] } = {}) {
   const hintId = `${control.id}-hint`;
   const error = h("p", { class: "field-error", id: `${control.id}-error` });
   const describe = (withError) => {
-    const ids = [hint ? hintId : null, withError ? error.id : null].filter(Boolean);
+    const ids = [...describedBy, hint ? hintId : null, withError ? error.id : null].filter(Boolean);
     if (ids.length) control.setAttribute("aria-describedby", ids.join(" "));
     else control.removeAttribute("aria-describedby");
   };

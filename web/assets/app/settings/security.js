@@ -8,6 +8,7 @@ import { api, goToLogin } from "../net.js";
 import { say } from "./form.js";
 import { fieldFor } from "./fields.js";
 import { UNCHANGED } from "./frame.js";
+import { labelled } from "./labelled.js";
 import { actions, card, changesOf, loopbackRule, savePatch, statusLine } from "./live.js";
 import { buildNotifications } from "./notifications.js";
 
@@ -17,29 +18,7 @@ function when(time) {
 
 /** A labelled input with its error line, tied by aria-describedby; `hint` is optional. */
 function input(id, text, attributes, hint = "") {
-  const control = h("input", { id, ...attributes });
-  const error = h("p", { class: "field-error", id: `${id}-error` });
-  const hintLine = hint ? h("p", { class: "field-hint", id: `${id}-hint` }, hint) : null;
-  const describe = (withError) => {
-    const ids = [hint ? `${id}-hint` : null, withError ? error.id : null].filter(Boolean);
-    if (ids.length) control.setAttribute("aria-describedby", ids.join(" "));
-    else control.removeAttribute("aria-describedby");
-  };
-  describe(false);
-  return {
-    control,
-    element: h("div", { class: "field" }, h("label", { for: id }, text), control, hintLine, error),
-    setError(message) {
-      error.textContent = message;
-      control.setAttribute("aria-invalid", "true");
-      describe(true);
-    },
-    clearError() {
-      error.textContent = "";
-      control.removeAttribute("aria-invalid");
-      describe(false);
-    },
-  };
+  return labelled(h("input", { id, ...attributes }), text, { hint });
 }
 
 function buildLogin(context, auth, reread) {
