@@ -344,12 +344,12 @@ std::string check_setting(const settings_schema& schema, std::string_view key,
 nlohmann::json schema_to_json(const settings_schema& schema) {
   njson out = njson::object();
   for (const auto& [key, spec] : schema) {
-    njson one = {{"type", spec.type},
-                 {"default", spec.default_value},
-                 {"description", spec.description}};
+    njson one = {
+        {"type", spec.type}, {"default", spec.default_value}, {"description", spec.description}};
     // A whole bound reads as an integer (90, not 90.0), as the manifest most likely wrote it.
     auto bound = [](double v) {
-      return v == std::floor(v) && std::fabs(v) < 1e15 ? njson(static_cast<long long>(v)) : njson(v);
+      return v == std::floor(v) && std::fabs(v) < 1e15 ? njson(static_cast<long long>(v))
+                                                       : njson(v);
     };
     if (spec.min) one["min"] = bound(*spec.min);
     if (spec.max) one["max"] = bound(*spec.max);

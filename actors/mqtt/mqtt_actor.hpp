@@ -62,10 +62,10 @@ struct mqtt_state {
   std::unique_ptr<mqtt_client> client;
   std::uint64_t gen = 0;  // of the current client: messages of an older one are ignored
   bool connected = false;
-  bool down_reported = false;  // the outage has been logged once
+  bool down_reported = false;           // the outage has been logged once
   std::vector<status_fact> link_facts;  // as last published (status_facts, source "mqtt")
   mqtt::link_state link = mqtt::link_state::off;
-  bool resync = false;         // a state could not be queued: everything again once drained
+  bool resync = false;  // a state could not be queued: everything again once drained
   // What the broker holds for the entities that change: the macro slots of the current page
   // (nullopt: no config, the slot is empty), the profile options and the slider names.
   macro_pages pages;

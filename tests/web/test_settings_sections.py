@@ -2,12 +2,9 @@
 size in Chromium against the real mixerd and a pty device: each save is checked through the API
 and by its effect (the label the device receives, a macro run from a device button hitting a
 local HTTP server, a profile load that the device follows), plus axe-core at both sizes."""
-import http.server as http_server
 import json
 import os
-import queue
 import sys
-import threading
 
 import pytest
 
@@ -16,55 +13,12 @@ from conftest import REPO, SCREENSHOTS, check_serves_the_page, harness, open_liv
 
 sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
 from audio_support import pulse, volume_of  # noqa: E402,F401 (pulse: a fixture)
+from http_recorder import recorder  # noqa: E402,F401 (a fixture)
 
 get_json, http, wait_until = harness.get_json, harness.http, harness.wait_until
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 SIZES = [("phone", 390, 844, True), ("desktop", 1280, 800, False)]
 BACKUP = {"type": "command", "name": "Backup", "icon": "", "argv": ["/bin/true"]}
-
-
-class Recorder:
-    """A local HTTP server that keeps every request as (method, path, headers, body)."""
-
-    def __init__(self):
-        self.requests = queue.Queue()
-        seen = self.requests
-
-        class Handler(http_server.BaseHTTPRequestHandler):
-            def handle_any(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                seen.put((self.command, self.path, dict(self.headers), self.rfile.read(length).decode()))
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            do_GET = do_POST = do_PUT = do_DELETE = handle_any
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http_server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def url(self, path):
-        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
-
-    def next(self, timeout=5):
-        try:
-            return self.requests.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError("the HTTP server saw no request") from None
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture
-def recorder():
-    r = Recorder()
-    yield r
-    r.close()
 
 
 def start(daemon_factory, device, data_dir, env=None):
@@ -189,7 +143,7 @@ def test_macros_are_created_run_from_a_device_button_moved_copied_deleted_and_pa
 
     # The device's button runs it.
     device.send("MACRO,2,PRESS")
-    method, path, headers, body = recorder.next()
+    _, method, path, headers, body = recorder.next()
     assert (method, path, body, headers["X-Room"]) == ("PUT", "/lamp", '{"on": true}', "desk")
 
     # A second macro on another page; a refused value first shows the API's words at its field.

@@ -180,17 +180,21 @@ TEST_CASE("effective settings are the schema's defaults with the stored values o
         json_value{{"threshold", 90}, {"label", nullptr}});
 }
 
-TEST_CASE("the settings schema as GET /api/plugins shows it: every key with type, default and bounds") {
+TEST_CASE(
+    "the settings schema as GET /api/plugins shows it: every key with type, default and bounds") {
   plugins::settings_schema schema;
   schema["threshold"] = {"integer", 90, "the alert level", 1.0, 100.0};
   schema["ratio"] = {"number", nullptr, "", 0.5, std::nullopt};
   schema["label"] = {"string", "x", "", std::nullopt, std::nullopt};
   CHECK(plugins::schema_to_json(schema) ==
         json_value{{"threshold",
-                    {{"type", "integer"}, {"default", 90}, {"description", "the alert level"},
-                     {"min", 1}, {"max", 100}}},
-                   {"ratio", {{"type", "number"}, {"default", nullptr}, {"description", ""},
-                              {"min", 0.5}}},
+                    {{"type", "integer"},
+                     {"default", 90},
+                     {"description", "the alert level"},
+                     {"min", 1},
+                     {"max", 100}}},
+                   {"ratio",
+                    {{"type", "number"}, {"default", nullptr}, {"description", ""}, {"min", 0.5}}},
                    {"label", {{"type", "string"}, {"default", "x"}, {"description", ""}}}});
   CHECK(plugins::schema_to_json(schema)["threshold"]["min"].is_number_integer());
   CHECK(plugins::schema_to_json({}) == json_value::object());
