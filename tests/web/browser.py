@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import queue
+import re
 import subprocess
 import threading
 
@@ -122,8 +123,17 @@ class Browser:
         return self.call("pageText")
 
     def axe(self, tags, include=None):
-        """axe-core's violations of the rules with `tags` on the page (or the `include` selector)."""
-        return self.call("axe", answer_within=60, tags=list(tags), include=include)
+        """axe-core's violations of the rules with `tags` on the page (or the `include` selector).
+        Every view checked this way is also read as a screen reader would get it: text made of a
+        JavaScript value that was never meant for people ("[object HTMLElement]", "undefined",
+        "NaN") is a DriverError."""
+        result = self.call("axe", answer_within=60, tags=list(tags), include=include)
+        text = self.read({"css": include or "body"}, "text") or ""
+        junk = re.search(r"\[object \w+\]|\bundefined\b|\bNaN\b", text)
+        if junk:
+            raise DriverError(f"the page reads {junk.group()!r}: "
+                              f"...{text[max(0, junk.start() - 80):junk.end() + 40]}...")
+        return result
 
     def count(self, target):
         return self.call("count", target=target)

@@ -74,6 +74,8 @@ def test_a_new_user_sets_up_everything_from_the_phone_and_rolls_back_a_mistake(
         return body
 
     assert read("/api/auth/status")["auth_enabled"] is True
+    first = read("/api/config/history")["history"][0]  # the page says who changed it
+    assert first["source"] == "web" and "auth_password_hash" in first["summary"], first
     shot("journey-1-security.png")
     # Still logged in after a reload: the page, not the login form, with the live values.
     browser.goto(daemon.url("/"))

@@ -88,8 +88,9 @@ async function goto({ url }) {
   return { url: page.url(), status: resp ? resp.status() : null };
 }
 
-function locate({ role, name, id, label }) {
+function locate({ role, name, id, label, css }) {
   if (id !== undefined) return page.locator(`#${id}`);
+  if (css !== undefined) return page.locator(css);
   if (label !== undefined) return page.getByLabel(label, { exact: true });
   return page.getByRole(role, { name, exact: true });
 }

@@ -33,5 +33,5 @@ export function hintOf(path, schema) {
 /** A setting's block (labelled.js): labelled from its key, its help from the schema. */
 export function frame(path, schema, control, { inline = false, note = "", describedBy = [] } = {}) {
   return labelled(control, labelOf(path.split(".").pop()),
-    { hint: [note, hintOf(path, schema)], inline, describedBy });
+    { hint: [note, ...hintOf(path, schema)], inline, describedBy });
 }

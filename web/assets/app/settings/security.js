@@ -5,7 +5,7 @@
 // this browser in); after that the current one is needed to change it.
 import { h } from "../dom.js";
 import { api, goToLogin } from "../net.js";
-import { say } from "./form.js";
+import { SOURCE_HEADER, say } from "./form.js";
 import { fieldFor } from "./fields.js";
 import { UNCHANGED } from "./frame.js";
 import { labelled } from "./labelled.js";
@@ -105,7 +105,7 @@ function buildPassword(context, auth, reread) {
     if (username.control.value.trim()) body.username = username.control.value.trim();
     button.disabled = true;
     try {
-      const answer = await api("POST", "/api/auth/password", body, { quiet: true });
+      const answer = await api("POST", "/api/auth/password", body, { quiet: true, headers: SOURCE_HEADER });
       [currentPassword, fresh, repeat].forEach((one) => { one.control.value = ""; });
       await reread();
       // The password is written through the settings: the other views show what changed.
