@@ -1,6 +1,7 @@
 #include "protocol/settings_api.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "protocol/settings_schema.hpp"
 
@@ -217,10 +218,32 @@ std::vector<std::string> configuration_paths(const json& before, const json& aft
 }
 
 std::string summary(const std::vector<std::string>& paths, std::size_t shown) {
+  // Paths that differ only in their last member read as one: "macros.pages.0[1] (name, type)".
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const auto& path : paths) {
+    const auto dot = path.rfind('.');
+    std::string parent = dot == std::string::npos ? std::string() : path.substr(0, dot);
+    std::string member = dot == std::string::npos ? path : path.substr(dot + 1);
+    if (!parent.empty() && !groups.empty() && groups.back().first == parent)
+      groups.back().second.push_back(std::move(member));
+    else
+      groups.push_back({std::move(parent), {std::move(member)}});
+  }
   std::string out;
-  for (std::size_t i = 0; i < paths.size() && i < shown; ++i)
-    out += (out.empty() ? "" : ", ") + paths[i];
-  if (paths.size() > shown) out += " and " + std::to_string(paths.size() - shown) + " more";
+  for (std::size_t i = 0; i < groups.size() && i < shown; ++i) {
+    const auto& [parent, members] = groups[i];
+    std::string text;
+    if (parent.empty() || members.size() == 1) {
+      text = parent.empty() ? members.front() : parent + "." + members.front();
+    } else {
+      text = parent + " (";
+      for (std::size_t m = 0; m < members.size(); ++m)
+        text += (m ? ", " : "") + members[m];
+      text += ")";
+    }
+    out += (out.empty() ? "" : ", ") + text;
+  }
+  if (groups.size() > shown) out += " and " + std::to_string(groups.size() - shown) + " more";
   return out;
 }
 

@@ -55,7 +55,8 @@ std::vector<std::string> configuration_paths(const nlohmann::json& before,
                                              const nlohmann::json& after,
                                              const nlohmann::json& schema);
 
-// "smarthome.url, sliders[2].label": at most `shown` paths, then "and N more".
+// "smarthome.url, sliders[2].label": at most `shown` paths, then "and N more". Consecutive paths
+// of one object's members read as one: "macros.pages.0[1] (name, type)".
 std::string summary(const std::vector<std::string>& paths, std::size_t shown = 6);
 
 // The first of `keys` that only a trusted caller may change (login, or a local client: a key

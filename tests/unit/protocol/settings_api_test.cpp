@@ -95,6 +95,11 @@ TEST_CASE("settings api: the changed keys and key paths") {
         std::vector<std::string>{"l"});
   CHECK(settings_api::summary({"a", "b", "c"}, 2) == "a, b and 1 more");
   CHECK(settings_api::summary({"a"}) == "a");
+  // Members of one object read as one entry.
+  CHECK(settings_api::summary({"macros.pages.0[1].name", "macros.pages.0[1].type", "smarthome.url",
+                               "master_volume"}) ==
+        "macros.pages.0[1] (name, type), smarthome.url, master_volume");
+  CHECK(settings_api::summary({"s.a", "s.b", "t.c", "u.d"}, 2) == "s (a, b), t.c and 1 more");
 }
 
 TEST_CASE("settings api: keys holding secrets or access rules need a trusted caller") {
