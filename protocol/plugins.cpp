@@ -358,6 +358,30 @@ nlohmann::json schema_to_json(const settings_schema& schema) {
   return out;
 }
 
+std::string settings_problem(const nlohmann::json& plugins,
+                             const std::map<std::string, nlohmann::json>& schemas) {
+  if (!plugins.is_object()) return {};
+  for (const auto& [id, entry] : plugins.items()) {
+    auto known = schemas.find(id);
+    auto stored = entry.is_object() ? entry.find("settings") : entry.end();
+    if (known == schemas.end() || !entry.is_object() || stored == entry.end() ||
+        !stored->is_object())
+      continue;
+    settings_schema schema;
+    if (!read_schema(njson{{"settings_schema", known->second}}, schema).empty()) continue;
+    for (const auto& [key, value] : stored->items()) {
+      if (value.is_null()) continue;  // a merge patch's removal: the default applies
+      auto problem = check_setting(schema, key, value);
+      if (problem.empty()) continue;
+      // "'threshold' must be ..." becomes "plugins.<id>.settings.threshold must be ...".
+      const std::string quoted = "'" + key + "' ";
+      if (problem.rfind(quoted, 0) == 0) problem.erase(0, quoted.size());
+      return "plugins." + id + ".settings." + key + " " + problem;
+    }
+  }
+  return {};
+}
+
 nlohmann::json effective_settings(const settings_schema& schema, const nlohmann::json& stored) {
   njson out = njson::object();
   for (const auto& [key, spec] : schema)

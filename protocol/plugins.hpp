@@ -205,6 +205,12 @@ std::string encode_reply_error(std::uint64_t id, std::string_view kind, std::str
 // levels deep.
 std::string check_setting(const settings_schema& schema, std::string_view key,
                           const nlohmann::json& value);
+// The first plugin setting in `plugins` (settings.json's key, {id: {"enabled", "settings"}}, or a
+// merge patch of it) that its manifest's schema refuses, as "plugins.<id>.settings.<key> must
+// be ..."; "" when none. `schemas` are the manifests' schemas by id as plugins_view holds them;
+// a plugin without one is not checked here (the bridge checks what it stores).
+std::string settings_problem(const nlohmann::json& plugins,
+                             const std::map<std::string, nlohmann::json>& schemas);
 // The schema's defaults with the stored values (an object; anything else counts as empty) over
 // them.
 nlohmann::json effective_settings(const settings_schema& schema, const nlohmann::json& stored);

@@ -8,6 +8,7 @@
 #include "protocol/auth.hpp"
 #include "protocol/config_file.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/plugins.hpp"
 #include "protocol/profiles.hpp"
 #include "protocol/settings.hpp"
 #include "protocol/settings_api.hpp"
@@ -55,9 +56,20 @@ void ask_change(http::exchange& x, Change change) {
   x.ask(x.dir.get<settings_actor>(), change_answer(x.respond, x.policy.errors), std::move(change));
 }
 
+// The plugins' own settings are checked against their manifests, which only the running bridge
+// knows (its published view): "plugins.<id>.settings.<key> must be ...", or "".
+std::string plugin_settings_problem(const http::exchange& x, const nlohmann::json& settings) {
+  auto plugins = settings.find("plugins");
+  auto view = x.dir.view<plugins_view>();
+  if (plugins == settings.end() || !view) return {};
+  return plugins::settings_problem(*plugins, view->settings_schemas);
+}
+
 void patch_settings(http::exchange& x) {
   auto body = body_object(x);
   if (!body) return;
+  if (auto problem = plugin_settings_problem(x, *body); !problem.empty())
+    return x.respond(x.error(400, problem));
   ask_change(x, settings_change{std::move(*body), change_source(x), x.trusted});
 }
 
@@ -165,6 +177,9 @@ void post_import(http::exchange& x) {
   auto read = config_file::read(*body);
   if (const auto* bad = std::get_if<settings_schema::problem>(&read))
     return x.respond(x.error(400, bad->key + " " + bad->message));
+  if (auto problem = plugin_settings_problem(x, std::get<config_file::contents>(read).settings);
+      !problem.empty())
+    return x.respond(x.error(400, "settings." + problem));
   if (!x.trusted)
     return x.respond(x.error(403,
                              "Importing a configuration needs login, or a client on this machine "

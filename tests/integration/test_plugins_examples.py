@@ -78,3 +78,23 @@ def test_the_plugin_list_shows_each_manifests_settings_schema(daemon_factory, de
     device.send("SLIDER,1,10")
     device.send("SLIDER,1,60")
     assert toast(device, "Slider 2 loud").endswith(",Slider 2 loud,60 is over 50")
+
+
+def test_a_plugin_setting_its_manifest_refuses_is_refused_by_the_settings_api(
+        daemon_factory, device, data_dir):
+    plugin_id = copy_example(data_dir, "slider_alerts")
+    daemon = daemon_factory("--serial", device.path)
+    wait_state(daemon, plugin_id, "running")
+    url = daemon.url("/api/settings")
+    for value, problem in ((500, "must be at most 100"), ("loud", "must be an integer, not string")):
+        status, body, _ = http("PATCH", url, {"plugins": {plugin_id: {"settings": {"threshold": value}}}})
+        assert (status, body) == (400, {"error": f"plugins.{plugin_id}.settings.threshold {problem}"})
+    status, body, _ = http("PATCH", url, {"plugins": {plugin_id: {"settings": {"volume": 3}}}})
+    assert status == 400 and "not in the plugin's settings_schema" in body["error"], body
+    assert "plugins" not in read_settings(data_dir)
+    # An import is checked the same way, before anything changes.
+    exported = get_json(daemon, "/api/config/export")
+    exported["settings"]["plugins"] = {plugin_id: {"enabled": True, "settings": {"threshold": 0}}}
+    status, body, _ = http("POST", daemon.url("/api/config/import"), exported)
+    assert (status, body) == (400, {"error": f"settings.plugins.{plugin_id}.settings.threshold "
+                                             "must be at least 1"})
