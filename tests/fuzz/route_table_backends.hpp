@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <caf/all.hpp>
 #include <cstdint>
@@ -175,6 +176,26 @@ inline auth_actor::behavior_type auth_backend() {
         FUZZ_CHECK(r.session_id.find(';') == std::string::npos, r.session_id);
         return pick(5, 2) == 0;
       },
+      // The route checks lengths and fields; the actor checks the rest.
+      [](const password_change& c) {
+        FUZZ_CHECK(c.password.size() <= 1024 && c.current_password.size() <= 1024 &&
+                   c.username.size() <= 1024);
+        FUZZ_CHECK(c.address == "127.0.0.1", c.address);
+        FUZZ_CHECK(c.source == "api" || c.source == "web", c.source);
+        password_outcome out;
+        out.status = std::array{200, 400, 403, 429, 503}[pick(50, 5)];
+        if (out.status == 200)
+          out.session_id = live_session;
+        else
+          out.error = "refused";
+        out.retry_after = out.status >= 429 ? 1 : 0;
+        return out;
+      },
+      [](const sessions_request& r) {
+        FUZZ_CHECK(r.session_id.find(';') == std::string::npos, r.session_id);
+        return nlohmann::json{{"sessions", nlohmann::json::array()}};
+      },
+      [](logout_everywhere) { return static_cast<int>(pick(54, 3)); },
       [](const settings_reloaded&) { not_from_a_route("settings_reloaded to auth"); },
   };
 }
@@ -319,6 +340,17 @@ inline profiles_actor::behavior_type profiles_backend() {
         check_profile_name(r.name);
         return profile_answer(r.name);
       },
+      [](const profiles_export&) {
+        profile_outcome out;
+        out.body = nlohmann::json::array();
+        return out;
+      },
+      // An import reaches the profiles only after config_file::read accepted the whole file.
+      [](const profiles_replace& r) {
+        for (const auto& file : r.files)
+          check_profile_name(file.name);
+        return profile_answer("import");
+      },
       [](const settings_reloaded&) { not_from_a_route("settings_reloaded to profiles"); },
   };
 }
@@ -389,9 +421,11 @@ class capabilities {
     const auto idle_since = now - login.session_timeout_ms - 1;
     login.sessions[live_digest_] = {
         "admin", std::make_shared<std::atomic<std::int64_t>>(pick(23, 4) == 0 ? idle_since : now),
-        now};
-    login.sessions[idle_digest_] = {
-        "guest", std::make_shared<std::atomic<std::int64_t>>(idle_since), idle_since};
+        now, "127.0.0.1", 0};
+    login.sessions[idle_digest_] = {"guest",
+                                    std::make_shared<std::atomic<std::int64_t>>(idle_since),
+                                    idle_since, "127.0.0.1", 0};
+    login.password_set = pick(52, 2) != 0;
     auth_->store(std::move(login));
 
     auto handlers = every_toast_handler();
