@@ -123,8 +123,10 @@ def test_with_login_off_a_kept_password_is_changed_only_from_this_machine(
     status, body, _ = http("PATCH", daemon.url("/api/settings"), {"auth_enabled": False},
                            headers=cookie_from(headers))
     assert status == 200, body
-    status, body, _ = http("GET", remote + "/api/auth/status")
-    assert (body["auth_enabled"], body["password_set"]) == (False, True)
+    # The change is saved when it is answered; the auth actor applies it as a reload, just after.
+    wait_until(lambda: http("GET", remote + "/api/auth/status")[1]["auth_enabled"] is False,
+               what="login off")
+    assert http("GET", remote + "/api/auth/status")[1]["password_set"] is True
     status, body, _ = set_password(remote, {"password": "second passphrase",
                                             "current_password": "first passphrase"})
     assert status == 403 and "needs login, or a client on this machine" in body["error"], body
