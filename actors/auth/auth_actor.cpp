@@ -67,8 +67,11 @@ caf::behavior password_checker(caf::event_based_actor* self, caf::actor auth) {
   };
 }
 
-// Makes the hash of a new password on a thread of its own (PBKDF2 as above), then ends.
-caf::behavior password_hasher(caf::event_based_actor* self) {
+// Makes the hash of a new password on a thread of its own (PBKDF2 as above), then ends. Linked
+// to the auth actor as the checkers are. (It takes an argument: CAF 0.17 dereferences a null
+// argument tuple when a function actor takes none.)
+caf::behavior password_hasher(caf::event_based_actor* self, caf::actor auth) {
+  self->link_to(auth);
   return {
       [self](const std::string& password) {
         auto hash = password_hash::make(password);
@@ -277,7 +280,7 @@ void hash_password(self_ptr self, password_change req, std::string username,
                    caf::typed_response_promise<password_outcome> promise) {
   caf::actor hasher;
   try {
-    hasher = self->spawn<caf::detached>(password_hasher);
+    hasher = self->spawn<caf::detached>(password_hasher, caf::actor_cast<caf::actor>(self));
   } catch (const std::exception& e) {
     log::error(component, "cannot start a password hasher: ", e.what());
     self->state.changing_password = false;
