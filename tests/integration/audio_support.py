@@ -63,11 +63,14 @@ class PulseServer:
     def query(self, what):
         return json.loads(self.pactl("-f", "json", "list", what))
 
-    def play(self, app_name, binary=None):
-        """Starts a stream; returns its sink-input index once the server lists it."""
+    def play(self, app_name, binary=None, props=None):
+        """Starts a stream with these application properties (`props`: any others, e.g. a
+        Flatpak app id); returns its sink-input index once the server lists it."""
+        extra = props or {}
         props = [f"--property=application.name={app_name}"]
         if binary:
             props.append(f"--property=application.process.binary={binary}")
+        props += [f"--property={key}={value}" for key, value in extra.items()]
         before = {s["index"] for s in self.query("sink-inputs")}
         proc = subprocess.Popen(["pacat", "--playback", "--raw", "--format=s16le", "--rate=44100",
                                  "--channels=2", f"--client-name={app_name}", *props, "/dev/zero"],
