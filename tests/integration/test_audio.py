@@ -1,4 +1,5 @@
-"""Sliders, mutes and master volume against a real PulseAudio daemon, checked with pactl."""
+"""Sliders, mutes and master volume against a real audio server, checked with pactl: every test
+with the `pulse` fixture runs on PulseAudio and on PipeWire (audio_support.py)."""
 
 import pytest
 
@@ -151,6 +152,28 @@ def test_a_stream_that_changes_its_own_volume_is_put_back(mixer):
     device.send("SLIDER,1,10")
     wait_stream(pulse, other, volume=10)
     assert stream_volume(pulse, music) == 90
+
+
+def test_native_pipewire_streams_of_one_app_follow_its_slider_as_one_session(mixer):
+    """pw-play streams (PipeWire's own clients; pacat on PulseAudio) of an Electron app in a
+    Flatpak: application.name Chromium, binary discord, the portal's app id. Its slider sets both
+    of its streams and no other Chromium-named stream, and the sessions list it once."""
+    daemon, device, pulse = mixer
+    flatpak = {"pipewire.access.portal.app_id": "com.discordapp.Discord"}
+    voice = pulse.play_pw("Chromium", "discord", props=flatpak)
+    ring = pulse.play_pw("Chromium", "discord", props=flatpak)
+    browser = pulse.play_pw("Chromium", "chromium")
+    assert pulse.stream(voice)["properties"]["pipewire.access.portal.app_id"] == \
+        "com.discordapp.Discord"
+    assign(daemon, 1, {"type": "app", "names": ["discord"]})
+    device.send("SLIDER,0,24")
+    wait_stream(pulse, voice, volume=24)
+    wait_stream(pulse, ring, volume=24)
+    assert stream_volume(pulse, browser) == 100
+    names = wait_until(lambda: (lambda n: len(n) == 2 and n)(
+        {s["name"]: s["displayName"] for s in get_json(daemon, "/api/audio/sessions")["sessions"]}),
+        what="two sessions")
+    assert names == {"discord": "Chromium", "chromium": "Chromium"}
 
 
 def test_an_outside_change_of_the_default_sink_becomes_master_state(mixer):
