@@ -264,11 +264,14 @@ class PipeWireServer(AudioServer):
         self.pactl("load-module", "module-null-sink", "sink_name=testsink")
         self.pactl("load-module", "module-null-sink", "media.class=Audio/Source/Virtual",
                    "sink_name=testmic", "channel_map=front-left,front-right")
-        # The server's defaults are chosen by wireplumber (from the configured ones): once they
-        # are ours, the session manager is up and links streams.
+        # The defaults live in wireplumber's "default" metadata (setting one fails with "Not
+        # supported" until it exists), and wireplumber chooses the server's defaults from the
+        # configured ones: once they are ours, the session manager is up and links streams.
         def defaults_set():
-            self.pactl("set-default-sink", "testsink")
-            self.pactl("set-default-source", "testmic")
+            for what, name in (("sink", "testsink"), ("source", "testmic")):
+                if subprocess.run(["pactl", f"set-default-{what}", name], env=self.env,
+                                  capture_output=True).returncode != 0:
+                    return False
             info = self.pactl("info")
             return "Default Sink: testsink\n" in info and "Default Source: testmic\n" in info
         _wait_for(defaults_set, "wireplumber did not make testsink and testmic the defaults",
