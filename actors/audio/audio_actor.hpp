@@ -55,6 +55,8 @@ struct audio_device_mirror : audio_mirror {
 struct audio_stream_mirror : audio_mirror {
   std::string app_name;
   std::string binary;
+  // When it appeared (see settle_time in audio_actor.cpp).
+  std::chrono::steady_clock::time_point appeared;
   // Set-backs of a stream that keeps changing its own volume are limited per second.
   std::chrono::steady_clock::time_point window_start;
   int corrections = 0;

@@ -156,6 +156,9 @@ class PulseServer(AudioServer):
         self.proc = subprocess.Popen(
             [PULSEAUDIO, "--daemonize=no", "--system=false", "--exit-idle-time=-1", "-n",
              "--log-target=stderr", "--log-level=error",
+             # Remembers each app's volume for its next stream, as a default install does
+             # (on PipeWire, wireplumber does).
+             "-L", "module-stream-restore",
              "-L", "module-null-sink sink_name=testsink",
              "-L", "module-null-source source_name=testmic",
              "-L", "module-native-protocol-unix auth-anonymous=1"],

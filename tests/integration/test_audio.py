@@ -1,6 +1,8 @@
 """Sliders, mutes and master volume against a real audio server, checked with pactl: every test
 with the `pulse` fixture runs on PulseAudio and on PipeWire (audio_support.py)."""
 
+import time
+
 import pytest
 
 from audio_support import percents, pulse, volume_of  # noqa: F401 (pulse: a fixture)
@@ -130,12 +132,18 @@ def test_a_stream_that_starts_later_gets_the_slider_level_at_once(mixer):
     wait_stream(pulse, chat, volume=25, muted=True, what="a late stream at the slider level")
 
 
+# A change reported this soon after a stream appeared is the server's (the volume it remembers
+# for the app), set back whatever enforce_volume says (settle_time in actors/audio/audio_actor.cpp).
+SETTLE_TIME = 1.0
+
+
 def test_a_stream_that_changes_its_own_volume_is_put_back(mixer):
     daemon, device, pulse = mixer
     music = pulse.play("Music")
     assign(daemon, 1, {"type": "app", "names": ["Music"]})
     device.send("SLIDER,0,40")
     wait_stream(pulse, music, volume=40)
+    known_since = time.monotonic()  # mixerd has seen the stream: it set it
     pulse.pactl("set-sink-input-volume", str(music), "100%")
     wait_stream(pulse, music, volume=40, what="the stream set back to 40")
     pulse.pactl("set-sink-input-mute", str(music), "1")
@@ -145,6 +153,8 @@ def test_a_stream_that_changes_its_own_volume_is_put_back(mixer):
     reply = assign(daemon, 1, {"type": "app", "names": ["Music"], "enforce_volume": False})
     slider = get_json(daemon, "/api/sliders")["sliders"][0]
     assert slider["enforce_volume"] is False, reply
+    # The app's own change comes once the stream is past its first moments.
+    time.sleep(max(0.0, known_since + SETTLE_TIME + 0.1 - time.monotonic()))
     pulse.pactl("set-sink-input-volume", str(music), "90%")
     # Give mixerd the chance to (wrongly) react: a slider move is applied after the change.
     other = pulse.play("Other")
@@ -174,6 +184,30 @@ def test_native_pipewire_streams_of_one_app_follow_its_slider_as_one_session(mix
         {s["name"]: s["displayName"] for s in get_json(daemon, "/api/audio/sessions")["sessions"]}),
         what="two sessions")
     assert names == {"discord": "Chromium", "chromium": "Chromium"}
+
+
+@pytest.mark.parametrize("enforce", [True, False])
+def test_a_returning_app_gets_the_slider_level_not_the_one_the_server_remembers(mixer, enforce):
+    """The server remembers an app's last volume and gives it to the app's next stream
+    (PipeWire's wireplumber restores it just after the stream appears). The slider's level
+    wins, whether or not the slider enforces its volume."""
+    daemon, device, pulse = mixer
+    game = pulse.play("Game")
+    pulse.pactl("set-sink-input-volume", str(game), "80%")  # the user's choice, remembered
+    wait_stream(pulse, game, volume=80)
+    pulse.end_stream(game)
+    assign(daemon, 1, {"type": "app", "names": ["game"], "enforce_volume": enforce})
+    device.send("SLIDER,0,30")
+    wait_until(lambda: get_json(daemon, "/api/sliders")["sliders"][0]["value"] == 30,
+               what="slider 1 at 30")
+    game = pulse.play("Game")
+    wait_stream(pulse, game, volume=30, what="the returning stream at the slider level")
+    # And it stays there. Waiting for nothing to happen: there is no event to await; the
+    # server's restore comes within milliseconds of the stream's appearance.
+    deadline = time.monotonic() + 0.5
+    while time.monotonic() < deadline:
+        assert stream_volume(pulse, game) == 30, pulse.pactl("list", "sink-inputs")
+        time.sleep(0.02)
 
 
 def test_an_outside_change_of_the_default_sink_becomes_master_state(mixer):
