@@ -47,6 +47,7 @@ QUICK = {"samples": 60, "warm_up": 10, "new_streams": 15, "flood_rate": 100, "fl
 MIXERD_APPS = ("benchmix", "benchnew")
 FLOOR_APPS = ("benchfloor", "benchfloornew")
 WAIT_S = 2.0  # a volume not seen by then is lost
+DEADBAND = 1  # slider_deadband's default (a fresh settings file)
 
 
 def percent(raw):
@@ -279,18 +280,31 @@ def on_server(watcher, start, index, plan, sends, server):
             "in_order": in_order(values, plan), "line_to_server_ms": lat.stats(delays)}
 
 
+def ramps(start, count, turn):
+    """count values from start: up and down by 1 between 0 and 100, turning with a step of
+    `turn` (a step back of the deadband or less would be no move)."""
+    plan, value, step = [], start, 1
+    for _ in range(count):
+        if not 0 <= value + step <= 100:
+            step = -step
+            value += turn if step > 0 else -turn
+        else:
+            value += step
+        plan.append(value)
+    return plan
+
+
 def flood(daemon, device, floor_device, watcher, server, streams, cfg):
     """flood_rate lines a second for flood_s seconds to mixerd's slider 1 and, in the same
-    ticks, to the floor's slider 0, open loop: sawtooth ramps (+1 a line, 100 -> 0 at the top) so
-    every line changes the value and none is within the deadband against the last move."""
+    ticks, to the floor's slider 0, open loop: monotonic ramps (1 a line) that turn with a step
+    beyond the deadband (DEADBAND, the default slider_deadband), so every line moves the value
+    and none is a step back within the deadband."""
     import socketio_support  # python-socketio; only this phase needs it
 
     count = cfg["flood_rate"] * cfg["flood_s"]
-    value = slider_value(daemon, 1)
-    plan = [value]  # where both start (the last slider-to-sound value); not sent again
-    for _ in range(count):
-        value = value + 1 if value < 100 else 0
-        plan.append(value)
+    start = slider_value(daemon, 1)
+    # Where both start (the last slider-to-sound value, not sent again), then the lines.
+    plan = [start] + ramps(start, count, DEADBAND + 1)
     client = socketio_support.PyClient(daemon.url(""), transport="websocket")
     polled, stop = [], threading.Event()
 
