@@ -29,7 +29,8 @@ bool busy(self_ptr self, audio_object id) {
 // Sets volume (server units) and mute of one object where the mirror says they differ; the
 // mirror then holds the requested values until the server reports.
 void apply(self_ptr self, audio_object id, audio_mirror& m, std::uint32_t raw, bool muted) {
-  if (m.writable && (m.volume_min != raw || m.volume_max != raw)) {
+  // Without channels the client can send no volume (and no acknowledgement would come).
+  if (m.writable && m.channels > 0 && (m.volume_min != raw || m.volume_max != raw)) {
     self->state.client->set_volume(id, m.channels, raw);
     ++self->state.pending[id];
     m.volume_min = m.volume_max = raw;

@@ -4,9 +4,11 @@ and pick-up instead of jumps. Real streams (pacat) whose properties mimic a Flat
 Electron app and an app with two streams, on the private audio server of audio_support (each
 test runs on every server that fixture offers)."""
 
+import time
+
 from audio_support import pulse, volume_of  # noqa: F401 (pulse: a fixture)
 from conftest import get_json, http, wait_until, write_settings
-from test_audio import assign, mixer, wait_stream  # noqa: F401 (mixer: a fixture)
+from test_audio import SETTLE_TIME, assign, mixer, wait_stream  # noqa: F401 (mixer: a fixture)
 
 # What PipeWire's access module gives a Flatpak client, and what every Electron app says.
 FLATPAK_DISCORD = {"pipewire.access.portal.app_id": "com.discordapp.Discord"}
@@ -133,7 +135,12 @@ def test_policy_follow_moves_the_slider_to_the_apps_own_volume(mixer):
     assign(daemon, 1, {"type": "app", "names": ["game"]})
     device.send("SLIDER,0,40")
     wait_stream(pulse, first, volume=40)
+    wait_stream(pulse, second, volume=40)
+    known_since = time.monotonic()  # mixerd has seen both streams: it set them
     patch_settings(daemon, {"app_volume_policy": "follow"})
+    # The app's own change comes once the streams are past their first moments (a change in a
+    # stream's first second is the server's restore, set back under every policy).
+    time.sleep(max(0.0, known_since + SETTLE_TIME + 0.1 - time.monotonic()))
     pulse.pactl("set-sink-input-volume", str(first), "30%")
     wait_until(lambda: slider(daemon, 1)["value"] == 30, what="the slider following the app")
     device.expect(lambda line: line.startswith("VOL,0,") and line.endswith(",30"),
