@@ -50,8 +50,6 @@ test_packages+=(mosquitto mosquitto-clients avahi-daemon avahi-utils lintian fak
 # The benchmark driver (tools/bench/run.sh) adds wrk for HTTP throughput; its clients and its Node
 # peer (tools/bench/node_peer, socket.io from npm) run on the test packages' nodejs and npm.
 bench_packages=(wrk)
-# The audio benchmark (tools/bench/run.sh --audio) runs a private PipeWire beside PulseAudio.
-bench_packages+=(pipewire pipewire-pulse wireplumber)
 
 wanted=("${build_packages[@]}")
 for option in "$@"; do

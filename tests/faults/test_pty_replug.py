@@ -79,6 +79,9 @@ def test_hangups_and_replugs_reconnect_fast_and_leak_nothing(connected):
         wait_until(lambda: {"READY", "MASTER"} <= {line.split(",")[0] for t, line in list(device.timeline)
                                                    if t >= plugged},
                    what="READY and the state push after the last replug")
+        # After a reconnect each slider first picks up the value mixerd holds, then drives.
+        held = get_json(daemon, "/api/sliders")["sliders"][2]["value"]
+        device.send(f"SLIDER,2,{held}")
         device.send("SLIDER,2,33")
         wait_until(lambda: get_json(daemon, "/api/sliders")["sliders"][2]["value"] == 33,
                    what="input after the last replug")

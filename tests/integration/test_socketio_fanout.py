@@ -72,7 +72,8 @@ def test_a_polling_client_that_never_polls_is_dropped(connected, clients):
         return [m["args"][0]["value"] for m in in_order.messages.seen
                 if m["type"] == "event" and m["name"] == "slider_change"]
 
-    values = [10 + i % 2 for i in range(1200)] + [99]
+    # Steps of 2 back and forth: every one a real move (a step of 1 back is within the deadband).
+    values = [10 + 2 * (i % 2) for i in range(1200)] + [99]
     started = time.monotonic()
     for burst in range(0, len(values), 100):
         for v in values[burst:burst + 100]:
