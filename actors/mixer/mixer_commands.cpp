@@ -84,21 +84,13 @@ param assignment_type_param() {
   p.read = read_assignment;
   return p;
 }
-param assignment_names_param() {
+// A list of application names of the assignment (read with "type").
+param assignment_list_param(const char* name, const char* description) {
   param p;
-  p.name = "names";
+  p.name = name;
   p.type = commands::param_type::array;
   p.required = false;
-  p.description = "The application names an app assignment matches (1-32, each 1-256 bytes)";
-  p.read = names_read_with_type;
-  return p;
-}
-param assignment_exclude_param() {
-  param p;
-  p.name = "exclude";
-  p.type = commands::param_type::array;
-  p.required = false;
-  p.description = "For an unmapped assignment: the applications it leaves alone (0-32)";
+  p.description = description;
   p.read = names_read_with_type;
   return p;
 }
@@ -217,8 +209,12 @@ std::vector<command> mixer_commands() {
        step_slider},
       {"slider.assign",
        "Sets what a slider controls, and optionally its label and enforce_volume",
-       {slider_index(), assignment_type_param(), assignment_names_param(),
-        assignment_exclude_param(), optional([] {
+       {slider_index(), assignment_type_param(),
+        assignment_list_param(
+            "names", "The application names an app assignment matches (1-32, each 1-256 bytes)"),
+        assignment_list_param(
+            "exclude", "For an unmapped assignment: the applications it leaves alone (0-32)"),
+        optional([] {
           auto p = commands::text("label", max_label_bytes, "The slider's label on the device");
           p.device_text = true;
           return p;
