@@ -9,15 +9,43 @@ namespace mixerd {
 
 namespace json {
 
+namespace {
+
+// An assignment's list of application names (`field`: names or exclude).
+bool read_app_names(const json& list, const char* field, std::vector<std::string>& out,
+                    std::string& problem) {
+  if (!list.is_array()) {
+    problem = std::string(field) + " must be an array of application names";
+    return false;
+  }
+  for (const auto& name : list) {
+    if (!name.is_string() || name.get_ref<const std::string&>().empty()) {
+      problem = std::string(field) + " must be an array of non-empty strings";
+      return false;
+    }
+    out.push_back(name.get<std::string>());
+  }
+  return true;
+}
+
+}  // namespace
+
 json to_json(const assignment& a) {
   json j = {{"type", to_string(a.type)}};
   if (a.type == assignment_type::app) j["names"] = a.names;
+  if (a.type == assignment_type::unmapped) j["exclude"] = a.exclude;
   return j;
 }
 
 json slider_to_json(int index, const slider_state& s) {
-  return {{"index", index},   {"value", s.value}, {"assignment", to_json(s.assigned)},
-          {"label", s.label}, {"muted", s.muted}, {"enforce_volume", s.enforce_volume}};
+  return {{"index", index},
+          {"value", s.value},
+          {"assignment", to_json(s.assigned)},
+          {"label", s.label},
+          {"muted", s.muted},
+          {"enforce_volume", s.enforce_volume},
+          {"position", s.position ? json(*s.position) : json(nullptr)},
+          {"pickup", s.pickup}};
 }
 
 json sliders_to_json(const mixer_snapshot& m) {
@@ -132,24 +160,26 @@ std::optional<assignment> assignment_from_json(const json& j, std::string& probl
   }
   auto type = assignment_type_from_string(type_it->get_ref<const std::string&>());
   if (!type) {
-    problem = "type must be one of unassigned, system_default_output, system_default_input, app";
+    problem =
+        "type must be one of unassigned, system_default_output, system_default_input, app, "
+        "unmapped";
     return std::nullopt;
   }
   assignment result;
   result.type = *type;
+  if (result.type == assignment_type::unmapped) {
+    auto exclude_it = j.find("exclude");
+    if (exclude_it == j.end()) return result;
+    if (!read_app_names(*exclude_it, "exclude", result.exclude, problem)) return std::nullopt;
+    return result;
+  }
   if (result.type != assignment_type::app) return result;
   auto names_it = j.find("names");
-  if (names_it == j.end() || !names_it->is_array()) {
+  if (names_it == j.end()) {
     problem = "names must be an array of application names";
     return std::nullopt;
   }
-  for (const auto& name : *names_it) {
-    if (!name.is_string() || name.get_ref<const std::string&>().empty()) {
-      problem = "names must be an array of non-empty strings";
-      return std::nullopt;
-    }
-    result.names.push_back(name.get<std::string>());
-  }
+  if (!read_app_names(*names_it, "names", result.names, problem)) return std::nullopt;
   return result;
 }
 

@@ -26,11 +26,15 @@ namespace mixerd {
 
 // ---- Events (protocol/events.hpp) ---------------------------------------------------------
 
+// Also published when only `position` or `pickup` changed (the physical slider moved while
+// waiting to be picked up, or was picked up).
 struct slider_change {
   static constexpr std::string_view wire_name = "slider_change";
   static constexpr bool for_clients = true;
   int index = 1;  // 1-4
   int value = 0;
+  std::optional<int> position = std::nullopt;
+  bool pickup = false;
   nlohmann::json to_json() const;
 };
 struct assignment_change {
@@ -62,6 +66,12 @@ struct slider_state {
   bool muted = false;
   // Set back an app stream that changes its own volume (settings and assignment requests).
   bool enforce_volume = true;
+  // How the value becomes a volume (settings sliders[i].curve, points, min, max).
+  audio::volume_curve curve;
+  // The device's last reading of the physical slider (none since the link came up), and whether
+  // its readings wait to pick the value up (protocol/README.md, "Sliders").
+  std::optional<int> position;
+  bool pickup = false;
 };
 
 struct mute_states {
@@ -139,7 +149,20 @@ using mixer_actor = caf::typed_actor<
     caf::replies_to<set_slider_assignment>::with<assignment>,
     caf::replies_to<toggle_mute>::with<bool>, caf::replies_to<set_mute>::with<bool>,
     caf::replies_to<set_master_volume>::with<int>, caf::replies_to<mixer_apply>::with<bool>,
-    caf::reacts_to<event>, caf::reacts_to<master_observed>, caf::reacts_to<settings_reloaded>>;
+    caf::reacts_to<event>, caf::reacts_to<master_observed>, caf::reacts_to<app_level_observed>,
+    caf::reacts_to<settings_reloaded>>;
+
+// How device readings drive the sliders (settings slider_deadband, slider_takeover).
+struct slider_policy {
+  int deadband = 1;
+  bool pickup = true;  // slider_takeover "pickup" (else "jump")
+};
+slider_policy slider_policy_from_settings(const nlohmann::json& settings);
+
+// A slider's curve from its settings object (validated before; odd fields keep the defaults).
+audio::volume_curve volume_curve_from_json(const nlohmann::json& slider);
+// Its fields in a settings slider object (only those that differ from the defaults).
+void volume_curve_to_json(const audio::volume_curve& curve, nlohmann::json& slider);
 
 namespace macros {
 struct kind;
@@ -158,8 +181,10 @@ settings_schema::part mixer_settings();
 // The limits of an assignment's names: at most 32 names of at most 256 bytes. A new assignment
 // (a command, a change through the settings API) must also name at least one application if it
 // is an app assignment; settings.json and a profile may hold one without (it matches nothing).
-// "" or the problem, worded after "names" ("must hold at most 32 names").
+// "" or the problem, worded after the list's field ("must hold at most 32 names").
 std::string assignment_names_problem(const assignment& a, bool is_new);
+// That list's field: "exclude" for an unmapped assignment, else "names".
+std::string assignment_names_field(const assignment& a);
 
 }  // namespace mixerd
 

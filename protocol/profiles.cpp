@@ -112,7 +112,7 @@ std::string parse_slider(const json& j, const std::string& key, slider_state& ou
   auto assigned = ::mixerd::json::assignment_from_json(*a, why);
   if (!assigned) return key + ".assignment: " + why;
   if (auto problem = assignment_names_problem(*assigned, false); !problem.empty())
-    return key + ".assignment.names " + problem;
+    return key + ".assignment." + assignment_names_field(*assigned) + " " + problem;
   out.assigned = std::move(*assigned);
 
   const auto value = j.find("value");

@@ -10,6 +10,8 @@ std::string_view to_string(assignment_type type) {
       return "system_default_input";
     case assignment_type::app:
       return "app";
+    case assignment_type::unmapped:
+      return "unmapped";
     case assignment_type::unassigned:
       break;
   }
@@ -38,6 +40,7 @@ std::optional<assignment_type> assignment_type_from_string(std::string_view name
   if (name == "unassigned") return assignment_type::unassigned;
   if (name == "system_default_output") return assignment_type::system_default_output;
   if (name == "system_default_input") return assignment_type::system_default_input;
+  if (name == "unmapped") return assignment_type::unmapped;
   if (name == "app" || name == "specific_app") return assignment_type::app;
   return std::nullopt;
 }

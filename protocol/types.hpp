@@ -13,7 +13,14 @@
 
 namespace mixerd {
 
-enum class assignment_type { unassigned, system_default_output, system_default_input, app };
+// `unmapped`: every app stream that no `app` slider claims, except the `exclude` names.
+enum class assignment_type {
+  unassigned,
+  system_default_output,
+  system_default_input,
+  app,
+  unmapped
+};
 
 std::string_view to_string(assignment_type type);
 // Accepts the wire names; `specific_app` is the request spelling of `app`.
@@ -21,10 +28,11 @@ std::optional<assignment_type> assignment_type_from_string(std::string_view name
 
 struct assignment {
   assignment_type type = assignment_type::unassigned;
-  std::vector<std::string> names;  // application names, for type app only
+  std::vector<std::string> names;    // application names, for type app only
+  std::vector<std::string> exclude = {};  // applications left alone, for type unmapped only
 
   friend bool operator==(const assignment& a, const assignment& b) {
-    return a.type == b.type && a.names == b.names;
+    return a.type == b.type && a.names == b.names && a.exclude == b.exclude;
   }
   friend bool operator!=(const assignment& a, const assignment& b) { return !(a == b); }
 };

@@ -21,10 +21,9 @@ bool busy(self_ptr self, audio_object id) {
   return it != self->state.pending.end() && it->second > 0;
 }
 
-// Sets volume and mute of one object where the mirror says they differ; the mirror then holds
-// the requested values until the server reports.
-void apply(self_ptr self, audio_object id, audio_mirror& m, int volume, bool muted) {
-  auto raw = audio::raw_volume(volume);
+// Sets volume (server units) and mute of one object where the mirror says they differ; the
+// mirror then holds the requested values until the server reports.
+void apply(self_ptr self, audio_object id, audio_mirror& m, std::uint32_t raw, bool muted) {
   if (m.writable && (m.volume_min != raw || m.volume_max != raw)) {
     self->state.client->set_volume(id, m.channels, raw);
     ++self->state.pending[id];
@@ -37,15 +36,25 @@ void apply(self_ptr self, audio_object id, audio_mirror& m, int volume, bool mut
   }
 }
 
-bool differs(const audio_mirror& m, int volume, bool muted) {
-  auto raw = audio::raw_volume(volume);
-  return m.muted != muted || (m.writable && (m.volume_min != raw || m.volume_max != raw));
+bool volume_differs(const audio_mirror& m, std::uint32_t raw) {
+  return m.writable && (m.volume_min != raw || m.volume_max != raw);
 }
 
-// The first slider whose app assignment covers the stream, or -1.
+// The volume a slider's value applies, through its curve.
+std::uint32_t raw_of(const audio_target& t) {
+  return audio::raw_volume(audio::applied_percent(t.curve, t.volume));
+}
+
+// The slider that controls the stream, or -1: the first whose app assignment covers it, else the
+// first unmapped one that does not exclude it.
 int slider_of(const audio_state& st, const audio_stream_mirror& s) {
+  const auto& aliases = st.policy.aliases;
   for (int i = 0; i < limits::slider_count; ++i)
-    if (audio::covers(st.sliders[i].assigned, s.app_name, s.binary)) return i;
+    if (audio::covers(st.sliders[i].assigned, s.who, aliases)) return i;
+  for (int i = 0; i < limits::slider_count; ++i)
+    if (st.sliders[i].assigned.type == assignment_type::unmapped &&
+        !audio::excludes(st.sliders[i].assigned, s.who, aliases))
+      return i;
   return -1;
 }
 
@@ -58,16 +67,17 @@ void apply_slider(self_ptr self, int i) {
       break;
     case assignment_type::system_default_output:
       if (st.sink.known)
-        apply(self, {audio_object_kind::sink, st.sink.index}, st.sink, t.volume, t.muted);
+        apply(self, {audio_object_kind::sink, st.sink.index}, st.sink, raw_of(t), t.muted);
       break;
     case assignment_type::system_default_input:
       if (st.source.known)
-        apply(self, {audio_object_kind::source, st.source.index}, st.source, t.volume, t.muted);
+        apply(self, {audio_object_kind::source, st.source.index}, st.source, raw_of(t), t.muted);
       break;
     case assignment_type::app:
+    case assignment_type::unmapped:
       for (auto& [index, stream] : st.streams)
         if (slider_of(st, stream) == i)
-          apply(self, {audio_object_kind::stream, index}, stream, t.volume, t.muted);
+          apply(self, {audio_object_kind::stream, index}, stream, raw_of(t), t.muted);
       break;
   }
 }
@@ -75,13 +85,25 @@ void apply_slider(self_ptr self, int i) {
 void apply_master(self_ptr self) {
   auto& st = self->state;
   if (st.connected && st.sink.known)
-    apply(self, {audio_object_kind::sink, st.sink.index}, st.sink, st.master_volume,
-          st.master_muted);
+    apply(self, {audio_object_kind::sink, st.sink.index}, st.sink,
+          audio::raw_volume(st.master_volume), st.master_muted);
 }
 
 void apply_sliders_of(self_ptr self, assignment_type type) {
   for (int i = 0; i < limits::slider_count; ++i)
     if (self->state.sliders[i].assigned.type == type) apply_slider(self, i);
+}
+
+// After an assignment or alias change: each stream that now belongs to another slider gets that
+// slider's level; the others are left as they are (their slider did not change).
+void reassign_streams(self_ptr self) {
+  auto& st = self->state;
+  for (auto& [index, stream] : st.streams) {
+    const int now = slider_of(st, stream);
+    if (now == std::exchange(stream.slider, now) || now < 0 || !st.connected) continue;
+    const auto& t = st.sliders[now];
+    apply(self, {audio_object_kind::stream, index}, stream, raw_of(t), t.muted);
+  }
 }
 
 audio_sessions sessions(const audio_state& st);
@@ -211,35 +233,50 @@ void enforce(self_ptr self, std::uint32_t index, audio_stream_mirror& s, const a
   if (s.corrections >= max_corrections_per_second) {
     if (!s.recheck_scheduled) {
       s.recheck_scheduled = true;
-      log::info(component, "'", audio::session_name(s.app_name, s.binary),
+      log::info(component, "'", audio::session_name(s.who),
                 "' keeps changing its own volume; setting it back once a second");
       self->delayed_send(self, std::chrono::seconds(1), recheck_atom_v, index);
     }
     return;
   }
   ++s.corrections;
-  apply(self, {audio_object_kind::stream, index}, s, t.volume, t.muted);
+  apply(self, {audio_object_kind::stream, index}, s, raw_of(t), t.muted);
+}
+
+// Policy follow: the app's own volume becomes the slider's value (the mixer sets it, and sends
+// the level back for the slider's other streams). Its own mute is left as it chose.
+void follow(self_ptr self, int i, const audio_stream_mirror& s) {
+  const auto& t = self->state.sliders[i];
+  if (!volume_differs(s, raw_of(t))) return;
+  const int value = audio::slider_value_for(t.curve, audio::exact_percent(s.volume_max));
+  log::debug(component, "'", audio::session_name(s.who), "' changed its own volume; slider ", i + 1,
+             " follows to ", value);
+  for (const auto& w : self->state.watchers)
+    caf::anon_send(w, app_level_observed{i, value, t.seq});
 }
 
 void on_stream(self_ptr self, const pulse_stream& in) {
   auto& st = self->state;
   auto& s = st.streams[in.index];
-  s.app_name = in.app_name;
-  s.binary = in.binary;
+  s.who = in.who;
   s.channels = in.channels;
   s.volume_min = in.volume_min;
   s.volume_max = in.volume_max;
   s.muted = in.muted;
   s.writable = in.volume_writable;
-  int i = slider_of(st, s);
+  int i = s.slider = slider_of(st, s);
   if (i < 0) return;
   const auto& t = st.sliders[i];
   audio_object id{audio_object_kind::stream, in.index};
   if (in.fresh) {
-    log::debug(component, "stream '", audio::session_name(s.app_name, s.binary),
-               "' appeared; giving it slider ", i + 1, "'s level");
-    apply(self, id, s, t.volume, t.muted);
-  } else if (t.enforce && !busy(self, id) && differs(s, t.volume, t.muted)) {
+    log::debug(component, "stream '", audio::session_name(s.who), "' appeared; giving it slider ",
+               i + 1, "'s level");
+    apply(self, id, s, raw_of(t), t.muted);
+  } else if (!t.enforce || busy(self, id)) {
+    return;  // left alone, or our own change is still on its way
+  } else if (st.policy.follow) {
+    follow(self, i, s);
+  } else if (s.muted != t.muted || volume_differs(s, raw_of(t))) {
     enforce(self, in.index, s, t);
   }
 }
@@ -253,20 +290,32 @@ void on_recheck(self_ptr self, std::uint32_t index) {
   s.corrections = 0;
   s.window_start = std::chrono::steady_clock::now();
   int i = slider_of(st, s);
-  if (i >= 0 && st.sliders[i].enforce)
-    apply(self, {audio_object_kind::stream, index}, s, st.sliders[i].volume, st.sliders[i].muted);
+  if (i >= 0 && st.sliders[i].enforce && !st.policy.follow)
+    apply(self, {audio_object_kind::stream, index}, s, raw_of(st.sliders[i]), st.sliders[i].muted);
 }
 
+// One entry per app (its streams share a session name), in the order the server listed them.
 audio_sessions sessions(const audio_state& st) {
   audio_sessions list;
   for (const auto& [index, s] : st.streams) {
-    auto name = audio::session_name(s.app_name, s.binary);
+    auto name = audio::session_name(s.who);
     if (name.empty()) continue;
-    bool listed = std::any_of(list.begin(), list.end(), [&](const audio_session& known) {
-      return audio::same_app(known.name, name);
+    auto known = std::find_if(list.begin(), list.end(), [&](const audio_session& entry) {
+      return audio::same_app(entry.name, name);
     });
-    if (!listed)
-      list.push_back({std::string(name), s.app_name.empty() ? std::string(name) : s.app_name});
+    if (known != list.end()) {
+      ++known->streams;
+      continue;
+    }
+    audio_session entry;
+    entry.name = std::string(name);
+    entry.display_name = s.who.name.empty() ? entry.name : s.who.name;
+    entry.who = s.who;
+    entry.streams = 1;
+    entry.slider = slider_of(st, s);
+    if (s.volume_max > 0 || s.volume_min == 0) entry.volume = audio::exact_percent(s.volume_max);
+    entry.muted = s.muted;
+    list.push_back(std::move(entry));
   }
   return list;
 }
@@ -274,18 +323,21 @@ audio_sessions sessions(const audio_state& st) {
 }  // namespace
 
 audio_impl::behavior_type audio_behavior(audio_impl::stateful_pointer<audio_state> self,
-                                         hub_actor hub, const mixer_snapshot& initial,
+                                         hub_actor hub, settings_actor settings,
+                                         const mixer_snapshot& initial, audio_policy policy,
                                          std::shared_ptr<published<audio_view>> view) {
   auto& st = self->state;
+  st.policy = std::move(policy);
   for (int i = 0; i < limits::slider_count; ++i) {
     const auto& s = initial.sliders[i];
-    st.sliders[i] = {s.assigned, s.enforce_volume, s.value, s.muted};
+    st.sliders[i] = audio_target{s.assigned, s.enforce_volume, s.curve, s.value, s.muted, 0};
   }
   st.master_volume = initial.master_volume;
   st.master_muted = initial.mutes.master;
   st.hub = std::move(hub);
   st.view = std::move(view);
   publish_view(self);
+  self->send(settings, watch_atom_v, caf::actor_cast<caf::actor>(self));
   st.client = std::make_unique<pulse_client>(caf::actor_cast<caf::actor>(self));
   st.client->connect();
   return {
@@ -298,7 +350,7 @@ audio_impl::behavior_type audio_behavior(audio_impl::stateful_pointer<audio_stat
       [self](const pulse_device& d) { on_device(self, d); },
       [self](const pulse_stream& s) {
         on_stream(self, s);
-        if (s.fresh) publish_view(self);
+        publish_view(self);  // the session list shows each app's applied volume
       },
       [self](const pulse_stream_gone& gone) {
         self->state.streams.erase(gone.index);
@@ -315,13 +367,23 @@ audio_impl::behavior_type audio_behavior(audio_impl::stateful_pointer<audio_stat
         auto& target = self->state.sliders[t.index];
         target.assigned = t.assigned;
         target.enforce = t.enforce;
+        target.curve = t.curve;
         apply_slider(self, t.index);
+        // An app or unmapped assignment may take streams from another slider or give them back.
+        reassign_streams(self);
+        publish_view(self);
+      },
+      [self](const settings_reloaded& reloaded) {
+        self->state.policy = audio_policy_from_settings(reloaded.settings);
+        reassign_streams(self);  // aliases may match other streams now
+        publish_view(self);
       },
       [self](const audio_slider_level& l) {
         if (l.index < 0 || l.index >= limits::slider_count) return;
         auto& target = self->state.sliders[l.index];
         target.volume = l.volume;
         target.muted = l.muted;
+        target.seq = l.seq;
         apply_slider(self, l.index);
       },
       [self](const audio_master_level& m) {

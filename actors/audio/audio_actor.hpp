@@ -25,6 +25,7 @@
 #include "protocol/hub.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/mixer.hpp"
+#include "protocol/settings.hpp"
 #include "protocol/snapshot.hpp"
 #include "protocol/types.hpp"
 
@@ -34,8 +35,10 @@ namespace mixerd {
 struct audio_target {
   assignment assigned;
   bool enforce = true;
-  int volume = 50;
+  audio::volume_curve curve;
+  int volume = 50;  // the slider's value, 0-100 (the curve makes it a volume)
   bool muted = false;
+  std::uint64_t seq = 0;  // of the mixer's latest audio_slider_level
 };
 
 // The server's view of a sink, source or stream, as last reported or as last set by us.
@@ -53,8 +56,8 @@ struct audio_device_mirror : audio_mirror {
 };
 
 struct audio_stream_mirror : audio_mirror {
-  std::string app_name;
-  std::string binary;
+  audio::app_identity who;
+  int slider = -1;  // the slider that controls it (slider_of, as of its last report or change)
   // Set-backs of a stream that keeps changing its own volume are limited per second.
   std::chrono::steady_clock::time_point window_start;
   int corrections = 0;
@@ -64,6 +67,7 @@ struct audio_stream_mirror : audio_mirror {
 struct audio_state {
   hub_actor hub;
   std::shared_ptr<published<audio_view>> view;
+  audio_policy policy;
   std::array<audio_target, limits::slider_count> sliders;
   int master_volume = 50;
   bool master_muted = false;
@@ -98,9 +102,11 @@ using audio_impl =
                         caf::reacts_to<pulse_stream>, caf::reacts_to<pulse_stream_gone>,
                         caf::reacts_to<pulse_op_done>, caf::reacts_to<recheck_atom, std::uint32_t>>;
 
-// `initial`: the mixer's state at start (targets, levels, mutes, master volume).
+// `initial`: the mixer's state at start (targets, levels, mutes, master volume) and `policy` the
+// audio settings; later changes come from the mixer and from `settings`.
 audio_impl::behavior_type audio_behavior(audio_impl::stateful_pointer<audio_state> self,
-                                         hub_actor hub, const mixer_snapshot& initial,
+                                         hub_actor hub, settings_actor settings,
+                                         const mixer_snapshot& initial, audio_policy policy,
                                          std::shared_ptr<published<audio_view>> view);
 
 // Its row of the capability table (actors/audio/audio_capability.cpp).

@@ -11,14 +11,17 @@ const capability& audio_capability() {
     capability c;
     c.name = "audio";
     c.spawn = [](spawn_context& ctx) {
-      auto audio = ctx.sys.spawn(audio_behavior, ctx.dir.get<hub_actor>(),
-                                 mixer_from_settings(ctx.settings), ctx.dir.slot(audio_view{}));
+      auto audio =
+          ctx.sys.spawn(audio_behavior, ctx.dir.get<hub_actor>(), ctx.dir.get<settings_actor>(),
+                        mixer_from_settings(ctx.settings), audio_policy_from_settings(ctx.settings),
+                        ctx.dir.slot(audio_view{}));
       return ctx.registered<audio_actor>(audio);
     };
     c.add_types = [](caf::actor_system_config& cfg) {
       cfg.add_message_types<caf::id_block::mixerd_audio>();
     };
     c.events = [] { return list_of_kinds<audio_status>(); };
+    c.settings = audio_settings;
     return c;
   }();
   return c;

@@ -121,8 +121,11 @@ struct pulse_client::callbacks {
   static void stream(const pa_sink_input_info* info, bool fresh, void* user) {
     pulse_stream s;
     s.index = info->index;
-    s.app_name = prop(info->proplist, PA_PROP_APPLICATION_NAME);
-    s.binary = prop(info->proplist, PA_PROP_APPLICATION_PROCESS_BINARY);
+    s.who.name = prop(info->proplist, PA_PROP_APPLICATION_NAME);
+    s.who.binary = prop(info->proplist, PA_PROP_APPLICATION_PROCESS_BINARY);
+    s.who.id = prop(info->proplist, PA_PROP_APPLICATION_ID);
+    // PipeWire's access module names a Flatpak client's app here (pipewire-pulse passes it on).
+    s.who.flatpak_id = prop(info->proplist, "pipewire.access.portal.app_id");
     s.channels = info->volume.channels;
     s.volume_min = pa_cvolume_min(&info->volume);
     s.volume_max = pa_cvolume_max(&info->volume);

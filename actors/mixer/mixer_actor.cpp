@@ -54,13 +54,20 @@ protocol::cmd_vol vol_command(const mixer_snapshot& mix, int i) {
 
 // The audio actor gets every change of what the server should play.
 void audio_level(self_ptr self, int i) {
-  const auto& s = self->state.mix.sliders[i];
-  self->send(self->state.wiring.audio, audio_slider_level{i, s.value, s.muted});
+  auto& st = self->state;
+  const auto& s = st.mix.sliders[i];
+  self->send(st.wiring.audio, audio_slider_level{i, s.value, s.muted, ++st.level_seq[i]});
 }
 
 void audio_target(self_ptr self, int i) {
   const auto& s = self->state.mix.sliders[i];
-  self->send(self->state.wiring.audio, audio_slider_target{i, s.assigned, s.enforce_volume});
+  self->send(self->state.wiring.audio,
+             audio_slider_target{i, s.assigned, s.enforce_volume, s.curve});
+}
+
+void publish_slider(self_ptr self, int i) {
+  const auto& s = self->state.mix.sliders[i];
+  publish(self, slider_change{i + 1, s.value, s.position, s.pickup});
 }
 
 void audio_master(self_ptr self) {
@@ -71,11 +78,23 @@ void audio_master(self_ptr self) {
 
 void persist_sliders(self_ptr self) {
   auto list = nlohmann::json::array();
-  for (const auto& s : self->state.mix.sliders)
-    list.push_back({{"label", s.label},
-                    {"assignment", json::to_json(s.assigned)},
-                    {"enforce_volume", s.enforce_volume}});
+  for (const auto& s : self->state.mix.sliders) {
+    nlohmann::json slider = {{"label", s.label},
+                             {"assignment", json::to_json(s.assigned)},
+                             {"enforce_volume", s.enforce_volume}};
+    volume_curve_to_json(s.curve, slider);
+    list.push_back(std::move(slider));
+  }
   self->send(self->state.wiring.settings, caf::put_atom_v, std::string("sliders"), std::move(list));
+}
+
+// The values are live state of their own key: a slider move rewrites no configuration.
+void persist_values(self_ptr self) {
+  auto list = nlohmann::json::array();
+  for (const auto& s : self->state.mix.sliders)
+    list.push_back(s.value);
+  self->send(self->state.wiring.settings, caf::put_atom_v, std::string("slider_values"),
+             std::move(list));
 }
 
 void persist_mutes(self_ptr self) {
@@ -94,13 +113,59 @@ void push_all(self_ptr self) {
   to_device(self, protocol::cmd_master{mix.master_volume});
 }
 
+// A physical slider within this of the value picks it up.
+constexpr int pickup_reach = 2;
+
+int direction(int from, int to) {
+  return (to > from) - (to < from);
+}
+
+// Is the device reading `at` (after `before`) a pick-up of the slider's value?
+bool picks_up(const slider_state& slider, std::optional<int> before, int at) {
+  if (std::abs(at - slider.value) <= pickup_reach) return true;
+  if (!before) return false;
+  const int was = direction(slider.value, *before);
+  return was != 0 && direction(slider.value, at) != was;  // crossed it
+}
+
+// A reading of the physical slider (protocol/README.md, "Sliders": pick-up and deadband).
 void on_slider(self_ptr self, const protocol::dev_slider& in) {
-  auto& slider = self->state.mix.sliders[in.index];
-  if (slider.value == in.value) return;
+  auto& st = self->state;
+  const int i = in.index;
+  auto& slider = st.mix.sliders[i];
+  const auto before = std::exchange(slider.position, in.value);
+  if (before != slider.position) st.changed = true;
+  if (slider.pickup) {
+    if (!picks_up(slider, before, in.value)) {
+      // Only the ghost mark moves: the value set elsewhere holds.
+      if (before != slider.position) publish_slider(self, i);
+      return;
+    }
+    slider.pickup = false;
+    st.last_move[i] = 0;
+    if (slider.value == in.value) return publish_slider(self, i);
+  } else {
+    const int move = direction(slider.value, in.value);
+    if (move == 0) return;
+    // A noisy potentiometer: a small step back against the last move is no move.
+    if (std::abs(in.value - slider.value) <= st.policy.deadband && st.last_move[i] != 0 &&
+        move != st.last_move[i])
+      return;
+  }
+  st.last_move[i] = direction(slider.value, in.value);
   slider.value = in.value;
-  audio_level(self, in.index);
+  audio_level(self, i);
+  persist_values(self);
   // The device knows where its own slider is: nothing goes back.
-  publish(self, slider_change{in.index + 1, in.value});
+  publish_slider(self, i);
+}
+
+// The value was set by something other than the physical slider: its readings wait until it is
+// picked up (unless it already stands there, or the takeover is "jump").
+void await_pickup(self_ptr self, int i) {
+  auto& slider = self->state.mix.sliders[i];
+  slider.pickup = self->state.policy.pickup &&
+                  !(slider.position && std::abs(*slider.position - slider.value) <= pickup_reach);
 }
 
 void apply_mute(self_ptr self, int index, bool muted) {
@@ -174,9 +239,11 @@ int set_slider(self_ptr self, const set_slider_value& req) {
   int value = clamp_volume(req.value);
   if (slider.value != value) {
     slider.value = value;
+    await_pickup(self, req.index);
     audio_level(self, req.index);
     to_device(self, vol_command(self->state.mix, req.index));
-    publish(self, slider_change{req.index + 1, value});
+    persist_values(self);
+    publish_slider(self, req.index);
   }
   return value;
 }
@@ -217,6 +284,33 @@ bool apply_mix(self_ptr self, const mixer_snapshot& next) {
   return true;
 }
 
+// An app moved its own volume (policy follow): the slider follows, as if set through the API.
+void on_app_level(self_ptr self, const app_level_observed& seen) {
+  if (seen.index < 0 || seen.index >= limits::slider_count) return;
+  // As with the master: an observation older than the slider's latest change is dropped.
+  if (seen.seq < self->state.level_seq[seen.index]) return;
+  set_slider(self, set_slider_value{seen.index, seen.value});
+}
+
+// The device (re)connected: it shows the state, and on a reconnect its sliders (moved meanwhile,
+// or not) pick the values up rather than set them. At the first connect only the values
+// restored at start-up wait.
+void on_device_link(self_ptr self, bool connected) {
+  auto& st = self->state;
+  for (int i = 0; i < limits::slider_count; ++i) {
+    auto& slider = st.mix.sliders[i];
+    if (slider.position) st.changed = true;
+    slider.position.reset();
+    if (connected && st.device_seen && st.policy.pickup && !slider.pickup) {
+      slider.pickup = true;
+      publish_slider(self, i);
+    }
+  }
+  if (!connected) return;
+  st.device_seen = true;
+  push_all(self);
+}
+
 void on_device_input(self_ptr self, const protocol::device_event& input) {
   if (auto s = std::get_if<protocol::dev_slider>(&input)) {
     on_slider(self, *s);
@@ -231,10 +325,21 @@ void on_device_input(self_ptr self, const protocol::device_event& input) {
 // master volume.
 void on_settings_reloaded(self_ptr self, const nlohmann::json& settings) {
   auto fresh = mixer_from_settings(settings);
-  auto& mix = self->state.mix;
+  auto& st = self->state;
+  auto& mix = st.mix;
+  st.policy = slider_policy_from_settings(settings);
   for (int i = 0; i < limits::slider_count; ++i) {
     auto& cur = mix.sliders[i];
     const auto& next = fresh.sliders[i];
+    if (cur.pickup && !st.policy.pickup) {
+      cur.pickup = false;  // takeover "jump" now: the next reading drives
+      publish_slider(self, i);
+    }
+    if (cur.curve != next.curve) {
+      cur.curve = next.curve;
+      st.changed = true;
+      if (cur.assigned == next.assigned) audio_target(self, i);
+    }
     if (cur.label == next.label && cur.assigned == next.assigned &&
         cur.enforce_volume == next.enforce_volume)
       continue;
@@ -277,8 +382,12 @@ mixer_snapshot mixer_from_settings(const nlohmann::json& settings) {
       }
       if (auto e = s.find("enforce_volume"); e != s.end() && e->is_boolean())
         mix.sliders[i].enforce_volume = e->get<bool>();
+      mix.sliders[i].curve = volume_curve_from_json(s);
     }
   }
+  if (auto it = settings.find("slider_values"); it != settings.end() && it->is_array())
+    for (std::size_t i = 0; i < it->size() && i < mix.sliders.size(); ++i)
+      if ((*it)[i].is_number_integer()) mix.sliders[i].value = clamp_volume((*it)[i].get<int>());
   if (auto it = settings.find("mutes"); it != settings.end() && it->is_object()) {
     if (auto ind = it->find("individual"); ind != it->end() && ind->is_array())
       for (std::size_t i = 0; i < ind->size() && i < mix.mutes.individual.size(); ++i)
@@ -298,6 +407,11 @@ mixer_actor::behavior_type mixer_behavior(mixer_actor::stateful_pointer<mixer_st
                                           std::shared_ptr<published<mixer_view>> view) {
   auto& st = self->state;
   st.mix = mixer_from_settings(settings);
+  st.policy = slider_policy_from_settings(settings);
+  // Restored values hold until their physical sliders pick them up.
+  if (auto it = settings.find("slider_values"); it != settings.end() && it->is_array())
+    for (std::size_t i = 0; i < it->size() && i < st.mix.sliders.size(); ++i)
+      st.mix.sliders[i].pickup = st.policy.pickup;
   st.wiring = std::move(wiring);
   st.view = std::move(view);
   publish_view(self);
@@ -310,13 +424,14 @@ mixer_actor::behavior_type mixer_behavior(mixer_actor::stateful_pointer<mixer_st
           if (auto in = e.get_if<device_input>()) {
             on_device_input(self, in->input);
           } else if (auto status = e.get_if<device_status>()) {
-            if (status->connected) push_all(self);
+            on_device_link(self, status->connected);
           }
         });
       },
       [self](const master_observed& seen) {
         changing(self, [&] { on_master_observed(self, seen); });
       },
+      [self](const app_level_observed& seen) { changing(self, [&] { on_app_level(self, seen); }); },
       [self](const settings_reloaded& reloaded) {
         changing(self, [&] { on_settings_reloaded(self, reloaded.settings); });
       },

@@ -7,6 +7,7 @@
 // Interface: protocol/mixer.hpp. After every change it publishes a mixer_view for readers.
 #pragma once
 
+#include <array>
 #include <caf/actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <cstdint>
@@ -35,6 +36,12 @@ struct mixer_state {
   std::shared_ptr<published<mixer_view>> view;
   bool changed = false;          // since the last published view
   std::uint64_t master_seq = 0;  // master changes sent to the audio actor
+  slider_policy policy;
+  // Per slider: the direction of the last accepted device move (-1, 0, 1; for the deadband) and
+  // the level changes sent to the audio actor.
+  std::array<int, limits::slider_count> last_move{};
+  std::array<std::uint64_t, limits::slider_count> level_seq{};
+  bool device_seen = false;  // the device has connected since start-up
   static inline const char* name = "mixer";
 };
 

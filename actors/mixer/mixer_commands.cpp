@@ -44,7 +44,7 @@ bool read_assignment(const nlohmann::json& input, nlohmann::json& args, commands
   auto parsed = mixerd::json::assignment_from_json(input, error);
   if (!parsed) return false;
   if (auto problem = assignment_names_problem(*parsed, true); !problem.empty()) {
-    error = "names " + problem;
+    error = assignment_names_field(*parsed) + " " + problem;
     return false;
   }
   args["assignment"] = mixerd::json::to_json(*parsed);
@@ -77,8 +77,10 @@ bool read_enforce_volume(const nlohmann::json& input, nlohmann::json& args,
 param assignment_type_param() {
   auto p = commands::choice(
       "type",
-      {"unassigned", "system_default_output", "system_default_input", "app", "specific_app"},
-      "What the slider controls (specific_app is taken as app)");
+      {"unassigned", "system_default_output", "system_default_input", "app", "specific_app",
+       "unmapped"},
+      "What the slider controls (specific_app is taken as app; unmapped: every app no other "
+      "slider claims)");
   p.read = read_assignment;
   return p;
 }
@@ -88,6 +90,15 @@ param assignment_names_param() {
   p.type = commands::param_type::array;
   p.required = false;
   p.description = "The application names an app assignment matches (1-32, each 1-256 bytes)";
+  p.read = names_read_with_type;
+  return p;
+}
+param assignment_exclude_param() {
+  param p;
+  p.name = "exclude";
+  p.type = commands::param_type::array;
+  p.required = false;
+  p.description = "For an unmapped assignment: the applications it leaves alone (0-32)";
   p.read = names_read_with_type;
   return p;
 }
@@ -206,7 +217,8 @@ std::vector<command> mixer_commands() {
        step_slider},
       {"slider.assign",
        "Sets what a slider controls, and optionally its label and enforce_volume",
-       {slider_index(), assignment_type_param(), assignment_names_param(), optional([] {
+       {slider_index(), assignment_type_param(), assignment_names_param(),
+        assignment_exclude_param(), optional([] {
           auto p = commands::text("label", max_label_bytes, "The slider's label on the device");
           p.device_text = true;
           return p;

@@ -71,8 +71,13 @@ def test_sessions_list_the_live_streams_once_per_app(mixer):
     pulse.play("Firefox", "firefox")
     body = wait_until(lambda: (lambda b: len(b["sessions"]) == 2 and b)(
         get_json(daemon, "/api/audio/sessions")), what="two sessions")
-    assert {"name": "spotify", "displayName": "Spotify"} in body["sessions"]
-    assert {"name": "firefox", "displayName": "Firefox"} in body["sessions"]
+    by_name = {s["name"]: s for s in body["sessions"]}
+    assert by_name["spotify"]["displayName"] == "Spotify"
+    assert by_name["firefox"]["displayName"] == "Firefox"
+    # One entry per app, with how many streams it has and what it was matched on.
+    assert by_name["spotify"]["streams"] == 2 and by_name["firefox"]["streams"] == 1
+    assert by_name["spotify"]["binary"] == "spotify"
+    assert by_name["spotify"]["applicationName"] == "Spotify"
     assert [o["name"] for o in body["systemOptions"]] == ["system_default_output",
                                                            "system_default_input"]
 

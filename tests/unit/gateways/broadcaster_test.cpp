@@ -107,7 +107,7 @@ mixerd::event_kind_list declared_events() {
 
 TEST_CASE("encode_event writes each client event as a Socket.IO event message") {
   CHECK(encode_event(mixerd::slider_change{1, 5}) ==
-        R"(42["slider_change",{"index":1,"value":5}])");
+        R"(42["slider_change",{"index":1,"pickup":false,"position":null,"value":5}])");
   CHECK(wire(encode_event(mixerd::assignment_change{2, app_of({"vlc"}), "Video"})) ==
         json::array({"assignment_change",
                      {{"index", 2},

@@ -106,12 +106,18 @@ TEST_CASE("slider_to_json has the Slider fields and enforce_volume") {
   s.label = "Music";
   s.muted = true;
   s.enforce_volume = false;
-  const json expected = {{"index", 2},
-                         {"value", 57},
-                         {"assignment", {{"type", "app"}, {"names", {"spotify"}}}},
-                         {"label", "Music"},
-                         {"muted", true},
-                         {"enforce_volume", false}};
+  s.pickup = true;
+  json expected = {{"index", 2},
+                   {"value", 57},
+                   {"assignment", {{"type", "app"}, {"names", {"spotify"}}}},
+                   {"label", "Music"},
+                   {"muted", true},
+                   {"enforce_volume", false},
+                   {"position", nullptr},
+                   {"pickup", true}};
+  CHECK(mj::slider_to_json(2, s) == expected);
+  s.position = 12;
+  expected["position"] = 12;
   CHECK(mj::slider_to_json(2, s) == expected);
 }
 
@@ -174,7 +180,8 @@ TEST_CASE("event_name names every event") {
 }
 
 TEST_CASE("event_payload gives the payload of every event") {
-  CHECK(event_payload(slider_change{3, 57}) == json{{"index", 3}, {"value", 57}});
+  CHECK(event_payload(slider_change{3, 57, 55, true}) ==
+        json{{"index", 3}, {"value", 57}, {"position", 55}, {"pickup", true}});
   CHECK(event_payload(assignment_change{1, app_of({"mpv"}), "Video"}) ==
         json{{"index", 1},
              {"assignment", {{"type", "app"}, {"names", {"mpv"}}}},

@@ -51,13 +51,16 @@ struct audio_fixture {
   mixerd::test::actor_fixture actors;
   caf::scoped_actor hub{actors.sys};
   caf::scoped_actor mixer{actors.sys};
+  caf::scoped_actor settings{actors.sys};  // receives the actor's watch request, nothing more
   std::shared_ptr<mixerd::published<audio_view>> view =
       std::make_shared<mixerd::published<audio_view>>(audio_view{});
   audio_impl audio;
 
   explicit audio_fixture(const std::string& pulse_server, mixer_snapshot initial = {})
       : server("PULSE_SERVER", pulse_server) {
-    audio = actors.spawn(mixerd::audio_behavior, playing<mixerd::hub_actor>(hub), initial, view);
+    audio = actors.spawn(mixerd::audio_behavior, playing<mixerd::hub_actor>(hub),
+                         playing<mixerd::settings_actor>(settings), initial, mixerd::audio_policy{},
+                         view);
     mixer->send(audio, mixerd::watch_atom_v, caf::actor{mixer});
   }
 

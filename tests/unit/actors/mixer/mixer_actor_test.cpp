@@ -183,7 +183,13 @@ TEST_CASE_FIXTURE(mixer_fixture, "mixer publishes a slider move and tells the de
   auto change = as<slider_change>(next_published());
   CHECK(change.index == 1);
   CHECK(change.value == 57);
+  CHECK(change.position == 57);
+  CHECK_FALSE(change.pickup);
   expect_quiet(device);
+  // The value is kept for the next start, as live state of its own key.
+  auto [key, value] = next_put();
+  CHECK(key == "slider_values");
+  CHECK(value == json::array({57, 50, 50, 50}));
   expect_quiet(settings);
 
   from_device(protocol::dev_slider{0, 57});  // the same position again
@@ -526,9 +532,10 @@ TEST_CASE_FIXTURE(mixer_fixture, "mixer_apply applies each difference as its own
   master = next_audio<mixerd::audio_master_level>();
   CHECK((master.volume == 20 && master.muted));
   std::vector<std::string> keys;
-  for (int i = 0; i < 5; ++i)
+  for (int i = 0; i < 7; ++i)
     keys.push_back(next_put().first);
-  CHECK(keys == std::vector<std::string>{"sliders", "sliders", "mutes", "mutes", "master_volume"});
+  CHECK(keys == std::vector<std::string>{"sliders", "slider_values", "slider_values", "sliders",
+                                         "mutes", "mutes", "master_volume"});
   check_same(snapshot(), next);
 
   // The same state again changes nothing.
@@ -536,4 +543,129 @@ TEST_CASE_FIXTURE(mixer_fixture, "mixer_apply applies each difference as its own
   expect_quiet(hub);
   expect_quiet(device);
   expect_quiet(settings);
+}
+
+// ---- Pick-up and deadband (protocol/README.md, "Sliders: pick-up and deadband") ----------------
+
+namespace {
+
+// The slider_change events the mixer publishes, until `value`/`position`/`pickup` match.
+slider_change next_slider_change(mixer_fixture& f) {
+  return as<slider_change>(f.next_published());
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(mixer_fixture, "a value set through the API waits for the slider to pick it up") {
+  start();
+  from_device(protocol::dev_slider{0, 30});
+  CHECK(next_slider_change(*this).value == 30);
+  CHECK(next_audio<mixerd::audio_slider_level>().volume == 30);
+  CHECK(mixerd::test::ask<int>(device, mixer, mixerd::set_slider_value{0, 70}) == 70);
+  auto set = next_slider_change(*this);
+  CHECK((set.value == 70 && set.position == 30 && set.pickup));
+  CHECK(next_audio<mixerd::audio_slider_level>().volume == 70);
+  // Far from 70: only the ghost position moves; the audio actor hears nothing new.
+  from_device(protocol::dev_slider{0, 40});
+  auto ghost = next_slider_change(*this);
+  CHECK((ghost.value == 70 && ghost.position == 40 && ghost.pickup));
+  from_device(protocol::dev_slider{0, 50});
+  ghost = next_slider_change(*this);
+  CHECK((ghost.value == 70 && ghost.position == 50));
+  expect_quiet(audio);
+  CHECK(snapshot().sliders[0].value == 70);
+  // Within 2: picked up, and the reading drives.
+  from_device(protocol::dev_slider{0, 68});
+  auto picked = next_slider_change(*this);
+  CHECK((picked.value == 68 && picked.position == 68 && !picked.pickup));
+  CHECK(next_audio<mixerd::audio_slider_level>().volume == 68);
+  from_device(protocol::dev_slider{0, 20});
+  CHECK(next_slider_change(*this).value == 20);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "a slider that crosses the value picks it up") {
+  start();
+  from_device(protocol::dev_slider{1, 10});
+  CHECK(next_slider_change(*this).value == 10);
+  CHECK(mixerd::test::ask<int>(device, mixer, mixerd::set_slider_value{1, 50}) == 50);
+  CHECK(next_slider_change(*this).pickup);
+  from_device(protocol::dev_slider{1, 40});
+  CHECK(next_slider_change(*this).pickup);
+  from_device(protocol::dev_slider{1, 60});  // jumped over 50
+  auto picked = next_slider_change(*this);
+  CHECK((picked.value == 60 && !picked.pickup));
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "restored values hold at start-up and at a reconnect") {
+  start(json{{"slider_values", {20, 80, 50, 50}}});
+  auto s = snapshot();
+  CHECK(s.sliders[0].value == 20);
+  CHECK(s.sliders[1].value == 80);
+  CHECK(s.sliders[0].pickup);
+  CHECK_FALSE(s.sliders[0].position.has_value());
+  hub->send(mixer, event{mixerd::device_status{true, "x"}});
+  // The device's first readings never move the volume.
+  from_device(protocol::dev_slider{0, 90});
+  auto ghost = next_slider_change(*this);
+  CHECK((ghost.value == 20 && ghost.position == 90 && ghost.pickup));
+  from_device(protocol::dev_slider{0, 21});
+  CHECK_FALSE(next_slider_change(*this).pickup);
+  // A reconnect: every slider waits again, its position unknown.
+  hub->send(mixer, event{mixerd::device_status{false, "x"}});
+  hub->send(mixer, event{mixerd::device_status{true, "x"}});
+  s = snapshot();
+  for (const auto& slider : s.sliders) {
+    CHECK(slider.pickup);
+    CHECK_FALSE(slider.position.has_value());
+  }
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "takeover jump follows the first reading") {
+  start(json{{"slider_values", {20, 80, 50, 50}}, {"slider_takeover", "jump"}});
+  CHECK_FALSE(snapshot().sliders[0].pickup);
+  from_device(protocol::dev_slider{0, 90});
+  CHECK(next_slider_change(*this).value == 90);
+  CHECK(mixerd::test::ask<int>(device, mixer, mixerd::set_slider_value{0, 10}) == 10);
+  CHECK_FALSE(next_slider_change(*this).pickup);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "the deadband drops a small step back and nothing else") {
+  start();
+  for (int v : {40, 41, 40, 41, 40, 39, 38, 39, 60})
+    from_device(protocol::dev_slider{2, v});
+  // 40 (down from 50), 41 (back up by 1 against the move down: dropped), 40 (no move), [41
+  // dropped], [40], 39, 38, [39: back by 1, dropped], 60.
+  std::vector<int> seen;
+  for (int i = 0; i < 4; ++i)
+    seen.push_back(next_slider_change(*this).value);
+  CHECK(seen == std::vector<int>{40, 39, 38, 60});
+  expect_quiet(hub);
+}
+
+TEST_CASE_FIXTURE(mixer_fixture, "deadband 0 follows every reading") {
+  start(json{{"slider_deadband", 0}});
+  for (int v : {40, 41, 40})
+    from_device(protocol::dev_slider{2, v});
+  std::vector<int> seen;
+  for (int i = 0; i < 3; ++i)
+    seen.push_back(next_slider_change(*this).value);
+  CHECK(seen == std::vector<int>{40, 41, 40});
+}
+
+TEST_CASE_FIXTURE(mixer_fixture,
+                  "an app's own level (policy follow) moves the slider unless stale") {
+  start();
+  audio->send(mixer, mixerd::app_level_observed{0, 35, 0});
+  auto change = next_slider_change(*this);
+  CHECK((change.value == 35 && change.index == 1));
+  CHECK(next_line() == "VOL,0,Slider 1,35");
+  auto level = next_audio<mixerd::audio_slider_level>();
+  CHECK(level.volume == 35);
+  // An observation made before the mixer's latest level change of the slider is dropped.
+  CHECK(mixerd::test::ask<int>(device, mixer, mixerd::set_slider_value{0, 60}) == 60);
+  (void)next_slider_change(*this);
+  level = next_audio<mixerd::audio_slider_level>();
+  audio->send(mixer, mixerd::app_level_observed{0, 10, level.seq - 1});
+  CHECK(mixerd::test::ask<int>(device, mixer, mixerd::set_slider_value{0, 60}) == 60);
+  CHECK(snapshot().sliders[0].value == 60);
 }
