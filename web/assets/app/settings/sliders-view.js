@@ -27,6 +27,7 @@ const HINTS = {
 };
 // Labels of the per-slider settings whose keys say too little, and the curve's choices in words.
 const TITLES = { curve: "Curve", points: "Curve points", min: "Lowest volume", max: "Highest volume" };
+const ORDER = ["label", "enforce_volume", "curve", "points", "min", "max"];
 const CURVES = { linear: "Linear", fine: "Fine (more steps at low volume)", points: "My own points" };
 
 function sliderItems(settings) {
@@ -46,8 +47,10 @@ function sliderCard(index, itemSchema, context, save) {
       const path = `sliders[${index}].${key}`;
       return key === "points" ? pointsField(path, described, curve) : fieldFor(path, described);
     });
-  // The label first, then what it controls, then the rest in the schema's order.
-  plain.sort((a, b) => (b.key === "label") - (a.key === "label"));
+  // The label first, then what it controls, then the rest: those known in ORDER (the schema's
+  // members come in alphabetical order), then any others in the schema's order.
+  const rank = (field) => (ORDER.includes(field.key) ? ORDER.indexOf(field.key) : ORDER.length);
+  plain.sort((a, b) => rank(a) - rank(b));
   const assignment = assignmentField(index, props.assignment);
   const status = h("p", { class: "group-status", id: `${headingId}-status`, role: "status" });
   const button = h("button", { type: "submit", class: "primary-button" },
