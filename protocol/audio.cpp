@@ -188,7 +188,7 @@ bool excludes(const assignment& target, const app_identity& who, const alias_lis
 }
 
 std::string_view session_name(const app_identity& who) {
-  for (const std::string* field : {&who.binary, &who.flatpak_id, &who.id, &who.name})
+  for (const std::string* field : {&who.flatpak_id, &who.binary, &who.id, &who.name})
     if (!field->empty()) return *field;
   return {};
 }

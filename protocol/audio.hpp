@@ -72,7 +72,8 @@ std::string_view matched_field(std::string_view name, const app_identity& who,
 bool covers(const assignment& target, const app_identity& who, const alias_list& aliases);
 // Does an `unmapped` assignment leave the stream alone (one of its exclude names matches)?
 bool excludes(const assignment& target, const app_identity& who, const alias_list& aliases);
-// The session-list name of an app: its binary, else its Flatpak id, application.id or name.
+// The session-list name of an app: its Flatpak id (stable and unique, where the binary inside the
+// sandbox may be a generic one), else its binary, application.id or name.
 std::string_view session_name(const app_identity& who);
 
 // How a slider's 0-100 value becomes the volume it applies (settings sliders[i].curve, points,

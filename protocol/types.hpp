@@ -28,7 +28,7 @@ std::optional<assignment_type> assignment_type_from_string(std::string_view name
 
 struct assignment {
   assignment_type type = assignment_type::unassigned;
-  std::vector<std::string> names;    // application names, for type app only
+  std::vector<std::string> names;         // application names, for type app only
   std::vector<std::string> exclude = {};  // applications left alone, for type unmapped only
 
   friend bool operator==(const assignment& a, const assignment& b) {

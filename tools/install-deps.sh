@@ -17,11 +17,16 @@ build_packages+=(libsystemd-dev)
 build_packages+=(libmosquitto-dev libavahi-client-dev dpkg-dev)
 # The integration tests drive the Socket.IO server with Debian's python-socketio (requests for
 # polling, websocket-client for websocket) and with socket.io-client from npm (node). The audio
-# tests run a real PulseAudio daemon and check it with pactl (pulseaudio-utils).
+# tests run each on a real PulseAudio daemon and on a real PipeWire (pipewire, the session manager
+# wireplumber and pipewire-pulse on a private session bus: dbus-daemon, below) and check them with
+# pactl (pulseaudio-utils); pw-play (pipewire-bin) plays PipeWire's own streams. Both install
+# side by side and the tests start them privately. Debian's packages enable the user services of
+# both for logins; on a desktop that is to keep PulseAudio, `systemctl --user mask
+# pipewire-pulse.socket pipewire-pulse.service` leaves it in charge.
 # python3-jsonschema checks the settings' schema (draft 2020-12) and files against it.
 test_packages=(python3 python3-pytest python3-socketio python3-websocket python3-requests
   python3-jsonschema nodejs npm openssl
-  pulseaudio pulseaudio-utils)
+  pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber pipewire-bin)
 # The fuzz targets are built with clang's libFuzzer (its runtime is in libclang-rt-14-dev) and
 # replayed on their corpora in every test run.
 test_packages+=(clang libclang-rt-14-dev)
@@ -45,6 +50,8 @@ test_packages+=(mosquitto mosquitto-clients avahi-daemon avahi-utils lintian fak
 # The benchmark driver (tools/bench/run.sh) adds wrk for HTTP throughput; its clients and its Node
 # peer (tools/bench/node_peer, socket.io from npm) run on the test packages' nodejs and npm.
 bench_packages=(wrk)
+# The audio benchmark (tools/bench/run.sh --audio) runs a private PipeWire beside PulseAudio.
+bench_packages+=(pipewire pipewire-pulse wireplumber)
 
 wanted=("${build_packages[@]}")
 for option in "$@"; do

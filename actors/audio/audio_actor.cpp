@@ -13,6 +13,11 @@ constexpr std::string_view component = "audio";
 // A stream that resets its own volume is set back at most this often per second; then once
 // more when the second is over, so that a fight costs little and still ends with our value.
 constexpr int max_corrections_per_second = 10;
+// A stream's first moments belong to the server, not to the app: PipeWire's session manager
+// (wireplumber) gives a new stream the volume it remembers for the app a few milliseconds after
+// the stream appears, and may do so after we gave it the slider's level. A change reported this
+// soon is set back even on a slider that leaves the app's own changes alone (enforce off).
+constexpr auto settle_time = std::chrono::seconds(1);
 
 using self_ptr = audio_impl::stateful_pointer<audio_state>;
 
@@ -24,7 +29,8 @@ bool busy(self_ptr self, audio_object id) {
 // Sets volume (server units) and mute of one object where the mirror says they differ; the
 // mirror then holds the requested values until the server reports.
 void apply(self_ptr self, audio_object id, audio_mirror& m, std::uint32_t raw, bool muted) {
-  if (m.writable && (m.volume_min != raw || m.volume_max != raw)) {
+  // Without channels the client can send no volume (and no acknowledgement would come).
+  if (m.writable && m.channels > 0 && (m.volume_min != raw || m.volume_max != raw)) {
     self->state.client->set_volume(id, m.channels, raw);
     ++self->state.pending[id];
     m.volume_min = m.volume_max = raw;
@@ -264,6 +270,8 @@ void on_stream(self_ptr self, const pulse_stream& in) {
   s.volume_max = in.volume_max;
   s.muted = in.muted;
   s.writable = in.volume_writable;
+  auto now = std::chrono::steady_clock::now();
+  if (in.fresh) s.appeared = now;
   int i = s.slider = slider_of(st, s);
   if (i < 0) return;
   const auto& t = st.sliders[i];
@@ -272,8 +280,14 @@ void on_stream(self_ptr self, const pulse_stream& in) {
     log::debug(component, "stream '", audio::session_name(s.who), "' appeared; giving it slider ",
                i + 1, "'s level");
     apply(self, id, s, raw_of(t), t.muted);
-  } else if (!t.enforce || busy(self, id)) {
-    return;  // left alone, or our own change is still on its way
+  } else if (busy(self, id)) {
+    return;  // our own change is still on its way
+  } else if (now - s.appeared < settle_time) {
+    // The server's late restore of a remembered level (wireplumber) is no choice of the app's:
+    // it is set back whatever the policy, and never followed.
+    if (s.muted != t.muted || volume_differs(s, raw_of(t))) enforce(self, in.index, s, t);
+  } else if (!t.enforce) {
+    return;  // the app's changes are left alone
   } else if (st.policy.follow) {
     follow(self, i, s);
   } else if (s.muted != t.muted || volume_differs(s, raw_of(t))) {

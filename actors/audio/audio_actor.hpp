@@ -58,6 +58,8 @@ struct audio_device_mirror : audio_mirror {
 struct audio_stream_mirror : audio_mirror {
   audio::app_identity who;
   int slider = -1;  // the slider that controls it (slider_of, as of its last report or change)
+  // When it appeared (see settle_time in audio_actor.cpp).
+  std::chrono::steady_clock::time_point appeared;
   // Set-backs of a stream that keeps changing its own volume are limited per second.
   std::chrono::steady_clock::time_point window_start;
   int corrections = 0;

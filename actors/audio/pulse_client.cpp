@@ -150,7 +150,7 @@ struct pulse_client::callbacks {
     auto target = client.waiting_.front();
     client.waiting_.pop_front();
     client.post(pulse_op_done{target});
-    // The owner drops the reports of a sink or source that arrive while changes of its wait (they
+    // The owner drops the reports of an object that arrive while changes of its wait (they
     // may predate them). Once the last one is acknowledged, the object is read again: that report
     // reflects our change and anything the server applied around it, even when our change
     // itself changed nothing and so brings no change event of its own.
@@ -160,6 +160,8 @@ struct pulse_client::callbacks {
       unref(pa_context_get_sink_info_by_index(ctx, target.index, on_sink, user));
     else if (target.kind == audio_object_kind::source)
       unref(pa_context_get_source_info_by_index(ctx, target.index, on_source, user));
+    else
+      unref(pa_context_get_sink_input_info(ctx, target.index, on_changed_stream, user));
   }
 
   static void unref(pa_operation* op) {

@@ -29,6 +29,8 @@ DEVICE_LINES = scaled(10_000, 2_000)
 HTTP_RSS_GROWTH_KIB = 8 * 1024
 DEVICE_RSS_GROWTH_KIB = 2 * 1024
 STATE_EVENTS = {"slider_change", "mute_change", "volume_change", "assignment_change"}
+# The one good device line's event: the slider moved by the hand.
+SLIDER_2_AT_42 = {"index": 2, "value": 42, "position": 42, "pickup": False}
 
 
 class Context:
@@ -176,7 +178,7 @@ def test_garbage_device_lines_are_ignored(connected):
                     assert daemon.proc.poll() is None, "\n".join(daemon.log[-40:])
             # A good line after all that: the splitter is back in step.
             os.write(device.master, b"\nSLIDER,1,42\n")
-            watcher.event("slider_change", lambda p: p == {"index": 2, "value": 42})
+            watcher.event("slider_change", lambda p: p == SLIDER_2_AT_42)
         elapsed = time.monotonic() - started
         warm_kib = next(kib for t, kib in rss.samples if t >= warm_at)
         later = rss.after(warm_at)
@@ -188,7 +190,7 @@ def test_garbage_device_lines_are_ignored(connected):
                 logged_unrecognised=unrecognised, logged_overlong=overlong,
                 state_events=len(state_events), rss_warm_kib=warm_kib, rss_max_after_warm_kib=max(later),
                 rss_growth_kib=max(later) - warm_kib, rss_now_kib=rss_kib(pid))
-        assert state_events == [("slider_change", {"index": 2, "value": 42})], state_events[:10]
+        assert state_events == [("slider_change", SLIDER_2_AT_42)], state_events[:10]
         # At most 10 unusable lines a minute reach the log (the rest are counted, not written).
         assert unrecognised + overlong <= 10 * (1 + int(elapsed // 60)), (unrecognised, overlong)
         after = {"sliders": get_json(daemon, "/api/sliders"), "mutes": get_json(daemon, "/api/mutes"),

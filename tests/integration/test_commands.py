@@ -51,10 +51,10 @@ def test_a_command_by_name_answers_as_its_route_and_reaches_device_and_clients(
     # The same request both ways: the same answer, the same line to the device, the same event.
     by_route = post(daemon, "/api/sliders/2", {"value": 61})
     device.expect("VOL,1,Slider 2,61")
-    assert client.event("slider_change", lambda e: e["value"] == 61) == {"index": 2, "value": 61}
+    assert client.event("slider_change", lambda e: e["value"] == 61) == {"index": 2, "value": 61, "position": None, "pickup": True}
     by_name = post(daemon, "/api/commands/slider.set", {"index": 2, "value": 62})
     device.expect("VOL,1,Slider 2,62")
-    assert client.event("slider_change", lambda e: e["value"] == 62) == {"index": 2, "value": 62}
+    assert client.event("slider_change", lambda e: e["value"] == 62) == {"index": 2, "value": 62, "position": None, "pickup": True}
     assert by_route[:2] == (200, {"success": True, "index": 2, "value": 61})
     assert by_name[:2] == (200, {"success": True, "index": 2, "value": 62})
     assert get_json(daemon, "/api/sliders")["sliders"][1]["value"] == 62

@@ -97,7 +97,7 @@ def test_socketio_clients_and_events_sent_move(connected):
         wait_until(lambda: value(daemon, "mixerd_socketio_clients") == 1, what="one client")
         sent = value(daemon, "mixerd_socketio_events_sent_total")
         device.send("SLIDER,1,64")
-        client.event("slider_change", lambda p: p == {"index": 2, "value": 64})
+        client.event("slider_change", lambda p: p == {"index": 2, "value": 64, "position": 64, "pickup": False})
         assert value(daemon, "mixerd_socketio_events_sent_total") >= sent + 1
     finally:
         client.close()

@@ -63,7 +63,8 @@ def test_a_load_moves_the_streams_the_sink_the_device_and_emits_every_event(
     assert saved["volume"] == 40 and saved["macros"]["pages"]["0"][0] == mic
 
     # State B: everything the profile holds is changed, by the device and through the API.
-    device.send("SLIDER,0,80")
+    device.send("SLIDER,0,30")  # the hand picks up the value the API set ...
+    device.send("SLIDER,0,80")  # ... and moves it
     ok("POST", daemon.url("/api/sliders/2"), {"value": 20})
     ok("POST", daemon.url("/api/mutes/1"))
     ok("POST", daemon.url("/api/mutes/master"))
@@ -93,8 +94,10 @@ def test_a_load_moves_the_streams_the_sink_the_device_and_emits_every_event(
     payloads = [(n, p) for n, p in seen]
     assert ("assignment_change", {"index": 2, "assignment": {"type": "app", "names": ["firefox"]},
                                   "label": "Browser"}) in payloads
-    assert ("slider_change", {"index": 1, "value": 30}) in payloads
-    assert ("slider_change", {"index": 2, "value": 70}) in payloads
+    moved = {p["index"]: p for n, p in payloads if n == "slider_change"}
+    assert moved[1]["value"] == 30 and moved[2]["value"] == 70, moved
+    # Set by the load, not by the hand: each physical slider has to pick its value up.
+    assert moved[1]["pickup"] is True and moved[1]["position"] == 80, moved
     assert ("mute_change", {"index": 1, "muted": False}) in payloads
     assert ("mute_change", {"index": "master", "muted": False}) in payloads
     assert ("volume_change", {"volume": 40}) in payloads

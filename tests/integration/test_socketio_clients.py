@@ -66,11 +66,11 @@ def test_live_events_reach_the_client(connected, clients, kind, transport):
     assert_on_transport(c, kind, transport)
 
     device.send("SLIDER,0,57")
-    assert c.event("slider_change", lambda p: p["index"] == 1) == {"index": 1, "value": 57}
+    assert c.event("slider_change", lambda p: p["index"] == 1) == {"index": 1, "value": 57, "position": 57, "pickup": False}
 
     status, _, _ = http("POST", daemon.url("/api/sliders/2"), {"value": 40})
     assert status == 200
-    assert c.event("slider_change", lambda p: p["index"] == 2) == {"index": 2, "value": 40}
+    assert c.event("slider_change", lambda p: p["index"] == 2) == {"index": 2, "value": 40, "position": None, "pickup": True}
 
     device.send("MUTE,MASTER,PRESS")
     assert c.event("mute_change") == {"index": "master", "muted": True}
@@ -122,7 +122,7 @@ def test_client_stays_connected_across_pings(fast_pings, clients, kind, transpor
     time.sleep(2.5)  # past two ping intervals: the server's pings were answered in time
     status, _, _ = http("POST", daemon.url("/api/sliders/3"), {"value": 12})
     assert status == 200
-    assert c.event("slider_change", lambda p: p["index"] == 3) == {"index": 3, "value": 12}
+    assert c.event("slider_change", lambda p: p["index"] == 3) == {"index": 3, "value": 12, "position": None, "pickup": True}
     if kind == "python":
         assert not c.disconnected.is_set()
     else:

@@ -50,9 +50,9 @@ def test_every_client_gets_the_same_event(connected, clients):
 
     device.send("SLIDER,3,77")
     for c in everyone:
-        assert c.event("slider_change") == {"index": 4, "value": 77}
+        assert c.event("slider_change") == {"index": 4, "value": 77, "position": 77, "pickup": False}
     packet, _ = raw_session.until(lambda p: event_packet(p)[0] == "slider_change")
-    assert packet == '42["slider_change",{"index":4,"value":77}]'
+    assert packet == '42["slider_change",{"index":4,"pickup":false,"position":77,"value":77}]'
 
 
 def test_a_polling_client_that_never_polls_is_dropped(connected, clients):
@@ -118,7 +118,7 @@ def test_a_websocket_client_that_never_reads_is_dropped(connected, clients):
         status, _, _ = http("POST", daemon.url("/api/sliders/1"), {"value": 3})
         assert status == 200
         for c in healthy:
-            assert c.event("slider_change") == {"index": 1, "value": 3}
+            assert c.event("slider_change") == {"index": 1, "value": 3, "position": None, "pickup": True}
         assert time.monotonic() - started < 2  # the stuck client delays nobody
         wait_until(lambda: not holds_socket(daemon.proc.pid, server_side), timeout=20,
                    what="the server to drop the client that does not read")
@@ -153,6 +153,6 @@ def test_a_client_that_floods_state_requests_is_dropped(connected, clients):
     daemon.wait_log("state requests unanswered: closing it")
     status, _, _ = http("POST", daemon.url("/api/sliders/2"), {"value": 9})
     assert status == 200
-    assert healthy.event("slider_change") == {"index": 2, "value": 9}
+    assert healthy.event("slider_change") == {"index": 2, "value": 9, "position": None, "pickup": True}
     status, _, _ = flood.get()
     assert status == 400  # the session is gone

@@ -97,7 +97,7 @@ def test_poll_is_held_until_something_is_queued(daemon):
     assert poll.is_alive()  # nothing to send yet
     assert http("POST", daemon.url("/api/sliders/1"), {"value": 9})[0] == 200
     poll.join(5)
-    assert event_packet(result["packets"][0]) == ("slider_change", {"index": 1, "value": 9})
+    assert event_packet(result["packets"][0]) == ("slider_change", {"index": 1, "value": 9, "position": None, "pickup": True})
 
 
 def test_a_second_concurrent_poll_closes_the_session(daemon):
@@ -128,7 +128,7 @@ def test_upgrade_probe_answers_the_held_poll_then_switches(daemon):
         assert held["r"][:2] == (200, "6")  # so that the client can pause polling
         ws.send("5")
         assert http("POST", daemon.url("/api/sliders/4"), {"value": 61})[0] == 200
-        assert event_packet(ws.recv()) == ("slider_change", {"index": 4, "value": 61})
+        assert event_packet(ws.recv()) == ("slider_change", {"index": 4, "value": 61, "position": None, "pickup": True})
         # after the upgrade, polling requests of the session are refused
         status, text, _ = s.get()
         assert status == 400 and json.loads(text) == {"code": 3, "message": "Bad request"}

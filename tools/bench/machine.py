@@ -2,6 +2,7 @@
 import json
 import os
 import platform
+import re
 import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,3 +40,24 @@ def socket_io_version():
             return json.load(f)["version"]
     except (OSError, ValueError, KeyError):
         return None
+
+
+def audio_machine_info(mixerd):
+    """The audio benchmark's header: the machine, mixerd and the two audio servers."""
+    with open("/proc/cpuinfo") as f:
+        model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), None)
+    return {"cpus": os.cpu_count(), "cpu_model": model, "kernel": platform.release(),
+            "mixerd": mixerd, "mixerd_version": version_of([mixerd, "--version"]),
+            "pulseaudio": version_of(["pulseaudio", "--version"]),
+            "pipewire": linked_version("pipewire"), "wireplumber": linked_version("wireplumber"),
+            "loadavg_start": loadavg()}
+
+
+def linked_version(program):
+    """`pipewire 0.3.65` from `program --version`'s "Linked with libpipewire 0.3.65"."""
+    try:
+        out = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"Linked with lib\S+ (\S+)", out.stdout)
+    return f"{program} {m.group(1)}" if m else None

@@ -5,12 +5,30 @@
 # files, then runs the driver, which prints a table and writes build/bench/results.json.
 #
 #   tools/bench/run.sh [--quick] [--mixerd PATH] [--minimal PATH]
+#   tools/bench/run.sh --audio [--quick] [--mixerd PATH] [--servers pulseaudio,pipewire]
+#                      [--audio-support PATH]
 #
 # --quick: 2 s phases instead of 10 s (a smoke check, not figures to quote).
 # --mixerd PATH: measure that binary instead of this tree's Release build (which is then not built).
 # --minimal PATH: the same for the minimal build (tools/build.sh minimal).
+# --audio: the audio benchmark instead (tools/bench/audio_bench.py, about 1.5 min): slider to
+#   sound and new stream to level on a private PulseAudio and a private PipeWire, beside the
+#   libpulse floor (tools/bench/pulse_bench.c); build/bench/audio.json and a table.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+
+audio=0
+rest=()
+for arg in "$@"; do
+  if [[ "$arg" == --audio ]]; then audio=1; else rest+=("$arg"); fi
+done
+if ((audio)); then
+  "$root/tools/install-deps.sh" --with-bench
+  targets=(pulse_bench)
+  [[ " ${rest[*]-} " == *" --mixerd"* ]] || targets+=(mixerd)
+  "$root/tools/build.sh" release "${targets[@]}"
+  exec /usr/bin/python3 "$root/tools/bench/audio_bench.py" "${rest[@]}"
+fi
 
 "$root/tools/install-deps.sh" --with-bench
 targets=(floor_server codec_bench)

@@ -48,6 +48,8 @@ TEST_CASE("a Flatpak app is matched by its app id, and by application.id") {
   auto with_id = stream("Music", "", "org.gnome.Music");
   CHECK(audio::matched_field("org.gnome.Music", with_id, no_aliases) == "application_id");
   CHECK(audio::session_name(flatpak) == "com.discordapp.Discord");
+  CHECK(audio::session_name(stream("Discord", "Discord", "", "com.discordapp.Discord")) ==
+        "com.discordapp.Discord");
   CHECK(audio::session_name(with_id) == "org.gnome.Music");
 }
 
