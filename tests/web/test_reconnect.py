@@ -16,8 +16,8 @@ def test_the_page_reconnects_after_a_daemon_restart_and_renders_the_state_again(
 
     assert web.stop() == 0
     browser.wait(element_id("daemon-state"), "text", regex="reconnecting", timeout=10)
-    # While it is down the fourth slider is renamed. The slider values are kept: the new daemon
-    # starts where the old one stopped, and the hardware has to pick them up.
+    # While it is down the fourth slider is renamed. The sliders' values are kept in the settings
+    # (slider_values) and restored at start-up, waiting for the device's sliders to pick them up.
     path = os.path.join(data_dir, "settings.json")
     with open(path) as f:
         settings = json.load(f)
@@ -35,8 +35,9 @@ def test_the_page_reconnects_after_a_daemon_restart_and_renders_the_state_again(
         assert browser.read(system) == "80"
         assert browser.count(role("slider", "Voice")) == 1
         assert browser.count(role("slider", "Mic")) == 0
-        # And it is live again, once the hardware slider has picked up its restored value (50).
-        device.send("SLIDER,3,49")
-        browser.wait(role("slider", "Voice"), "value", equals="49")
+        # And it is live again: the device's slider reaches the restored value (50), then drives.
+        device.send("SLIDER,3,50")
+        device.send("SLIDER,3,21")
+        browser.wait(role("slider", "Voice"), "value", equals="21")
     finally:
         again.stop()

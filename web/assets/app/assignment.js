@@ -1,6 +1,7 @@
 // The assignment editor: a dialog that sets what a slider controls (and its label). The choices
-// are the system targets and the applications playing now (GET /api/audio/sessions), plus any
-// application names typed by hand. The change comes back to every client as assignment_change.
+// are the system targets and the applications playing now (GET /api/audio/sessions), any
+// application names typed by hand, and "everything else" (every application no other slider
+// controls, but for the names it excludes). The change comes back to every client as assignment_change.
 import { h, announce } from "./dom.js";
 import { api, tryApi } from "./net.js";
 
@@ -19,7 +20,7 @@ function field(labelText, control, hint) {
 /** The value of the "Controls" select for an assignment. */
 function choiceOf(assignment, sessions) {
   if (!assignment || assignment.type === "unassigned") return "unassigned";
-  if (assignment.type !== "app") return assignment.type;
+  if (assignment.type !== "app") return assignment.type; // a system target or "unmapped"
   const names = assignment.names || [];
   const session = sessions.find((s) => names.length === 1 && names[0] === s.name);
   return session ? `app:${session.name}` : "app-other";
@@ -42,12 +43,20 @@ export async function openAssignmentEditor(index, slider, opener) {
     ...systemOptions.map((option) => h("option", { value: option.name }, option.displayName)),
     sessions.length ? h("optgroup", { label: "Playing now" },
       ...sessions.map((s) => h("option", { value: `app:${s.name}` }, s.displayName || s.name))) : null,
-    h("option", { value: "app-other" }, "Other applications…"));
+    h("option", { value: "app-other" }, "Other applications…"),
+    h("option", { value: "unmapped" }, "Everything else"));
   const names = h("input", {
     id: "assignment-names", type: "text", autocomplete: "off", spellcheck: "false",
     value: slider.assignment && slider.assignment.type === "app" ? (slider.assignment.names || []).join(", ") : "",
   });
   const namesField = field("Application names", names, "Separate several names with commas, e.g. spotify, Spotify.");
+  const unmapped = slider.assignment && slider.assignment.type === "unmapped";
+  const exclude = h("input", {
+    id: "assignment-exclude", type: "text", autocomplete: "off", spellcheck: "false",
+    value: unmapped ? (slider.assignment.exclude || []).join(", ") : "",
+  });
+  const excludeField = field("Except these applications", exclude,
+    "Every application no other slider controls, but these (separated by commas; may be empty).");
   const enforce = h("input", { id: "assignment-enforce", type: "checkbox" });
   enforce.checked = slider.enforce_volume !== false;
   const enforceField = h("div", { class: "field check" }, enforce,
@@ -58,7 +67,8 @@ export async function openAssignmentEditor(index, slider, opener) {
   const showNames = () => {
     const isOther = choice.value === "app-other";
     namesField.hidden = !isOther;
-    enforceField.hidden = !(isOther || choice.value.startsWith("app:"));
+    excludeField.hidden = choice.value !== "unmapped";
+    enforceField.hidden = !(isOther || choice.value === "unmapped" || choice.value.startsWith("app:"));
   };
   choice.addEventListener("change", showNames);
   showNames();
@@ -68,7 +78,7 @@ export async function openAssignmentEditor(index, slider, opener) {
   const form = h("form", { class: "dialog-form", method: "dialog", novalidate: true },
     h("h2", { id: "assignment-title" }, `What ${slider.label || `slider ${index}`} controls`),
     field("Label", label, "Shown on the device and here (at most 64 bytes)."),
-    field("Controls", choice), namesField, enforceField, error,
+    field("Controls", choice), namesField, excludeField, enforceField, error,
     h("div", { class: "dialog-buttons" }, cancel, save));
 
   cancel.addEventListener("click", () => dialog.close());
@@ -85,6 +95,9 @@ export async function openAssignmentEditor(index, slider, opener) {
         return;
       }
       Object.assign(body, { type: "app", names: list, enforce_volume: enforce.checked });
+    } else if (choice.value === "unmapped") {
+      const list = exclude.value.split(",").map((name) => name.trim()).filter(Boolean);
+      Object.assign(body, { type: "unmapped", exclude: list, enforce_volume: enforce.checked });
     } else {
       body.type = choice.value;
     }

@@ -6,7 +6,7 @@ import { RangeSync } from "./range-sync.js";
 import { openAssignmentEditor } from "./assignment.js";
 
 const SLIDER_COUNT = 4;
-const channels = []; // index 0..3 -> {strip, input, output, name, assignment, mute, sync, slider}
+const channels = []; // index 0..3 -> {strip, input, output, name, assignment, mute, ghost, sync, slider}
 let master = null;
 
 /** What an assignment controls, in words (shown under the slider). */
@@ -24,6 +24,10 @@ export function describeAssignment(assignment) {
         return true;
       });
       return names.length ? `App: ${names.join(", ")}` : "App";
+    }
+    case "unmapped": {
+      const exclude = Array.isArray(assignment.exclude) ? assignment.exclude : [];
+      return exclude.length ? `Everything else but ${exclude.join(", ")}` : "Everything else";
     }
     default: return "Not assigned";
   }
@@ -69,6 +73,10 @@ function buildChannel(index) {
   // The slider's description (what it controls), read with its name and value; hidden, as the
   // button below already shows the same words.
   const controls = h("span", { hidden: true, id: `${id}-controls` }, "Not assigned");
+  // While the daemon waits for the device's slider to be picked up: where that slider is, as a
+  // mark on the track (drawn only, not a control) and as words in the slider's description.
+  const ghost = h("span", { class: "ghost", id: `${id}-ghost`, "aria-hidden": "true", hidden: true });
+  const pickup = h("span", { hidden: true, id: `${id}-pickup` });
   const assignment = h("button", {
     type: "button", class: "assignment", id: `${id}-assignment`,
     title: "Change what this slider controls",
@@ -76,10 +84,11 @@ function buildChannel(index) {
   const mute = h("button", {
     type: "button", class: "mute", "aria-pressed": "false", "aria-label": `Mute Slider ${index + 1}`,
   }, muteIcon(), h("span", { class: "mute-text", "aria-hidden": "true" }, "Mute"));
-  const strip = h("div", { class: "strip" }, name, output, h("div", { class: "level-well" }, input),
-    controls, assignment, mute);
+  const strip = h("div", { class: "strip" }, name, output,
+    h("div", { class: "level-well" }, h("span", { class: "level-track" }, input, ghost)),
+    controls, pickup, assignment, mute);
 
-  const channel = { strip, input, output, name, assignment, controls, mute, slider: null };
+  const channel = { strip, input, output, name, assignment, controls, mute, ghost, pickup, slider: null };
   channel.sync = new RangeSync(input, async (value) => {
     const answer = await tryApi("POST", `/api/sliders/${index + 1}`, { value });
     return answer ? answer.value : null;
@@ -138,6 +147,23 @@ function applyLabel(channel, index, slider) {
   channel.assignment.setAttribute("aria-label", channel.assignment.title);
 }
 
+/** The ghost mark: shown while `pickup` is true and the device has reported a position. */
+function applyPickup(channel, index) {
+  const { slider, ghost, pickup, input } = channel;
+  const waiting = slider && slider.pickup === true && typeof slider.position === "number";
+  ghost.hidden = !waiting;
+  channel.strip.classList.toggle("is-pickup", Boolean(waiting));
+  if (!waiting) {
+    pickup.textContent = "";
+    input.setAttribute("aria-describedby", `slider-${index + 1}-controls`);
+    return;
+  }
+  const position = level(slider.position);
+  ghost.style.setProperty("--ghost", String(position / 100));
+  pickup.textContent = `Hardware slider at ${position}, move it to ${level(slider.value)} to take over`;
+  input.setAttribute("aria-describedby", `slider-${index + 1}-controls slider-${index + 1}-pickup`);
+}
+
 /** Renders the sliders, mutes and master volume of a State object. */
 export function renderMixer(state) {
   const sliders = Array.isArray(state.sliders) ? state.sliders : [];
@@ -147,6 +173,7 @@ export function renderMixer(state) {
     channel.slider = { ...slider };
     applyLabel(channel, index, slider);
     channel.sync.reset(slider.value ?? 50);
+    applyPickup(channel, index);
     const individual = Array.isArray(mutes.individual) ? mutes.individual[index] : slider.muted;
     setPressed(channel.mute, Boolean(individual ?? slider.muted));
   });
@@ -154,11 +181,13 @@ export function renderMixer(state) {
   setPressed(master.mute, Boolean(mutes.master));
 }
 
-export function onSliderChange({ index, value }) {
+export function onSliderChange({ index, value, position, pickup }) {
   const channel = channels[Number(index) - 1];
   if (!channel) return;
-  if (channel.slider) channel.slider.value = level(value);
+  // An event without the pick-up fields (an older daemon) means no pick-up.
+  channel.slider = { ...(channel.slider || {}), value: level(value), position, pickup: pickup === true };
   channel.sync.receive(value);
+  applyPickup(channel, Number(index) - 1);
 }
 
 export function onAssignmentChange({ index, assignment, label }) {

@@ -9,6 +9,7 @@
 import { h } from "../dom.js";
 import { UNCHANGED, frame, hintOf, idOf, labelOf } from "./frame.js";
 import { secretField } from "./secret.js";
+import { nameListsField } from "./rows.js";
 
 function typeOf(schema) {
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
@@ -183,5 +184,11 @@ export function fieldFor(path, schema) {
   if (type === "object" && schema.properties && Object.keys(schema.properties).length) {
     return objectField(path, schema);
   }
+  if (type === "object" && isNameLists(schema.additionalProperties)) return nameListsField(path, schema);
   return jsonField(path, schema);
+}
+
+/** An open object's members that are lists of names (app_aliases): rows, not JSON text. */
+function isNameLists(member) {
+  return Boolean(member) && typeOf(member) === "array" && Boolean(member.items) && typeOf(member.items) === "string";
 }

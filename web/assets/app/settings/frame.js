@@ -30,8 +30,9 @@ export function hintOf(path, schema) {
   return [text, h("code", {}, path)];
 }
 
-/** A setting's block (labelled.js): labelled from its key, its help from the schema. */
+/** A setting's block (labelled.js): labelled by the schema's title, else from its key; its help
+ *  from the schema. */
 export function frame(path, schema, control, { inline = false, note = "", describedBy = [] } = {}) {
-  return labelled(control, labelOf(path.split(".").pop()),
+  return labelled(control, schema.title || labelOf(path.split(".").pop()),
     { hint: [note, ...hintOf(path, schema)], inline, describedBy });
 }

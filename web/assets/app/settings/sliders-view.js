@@ -1,5 +1,6 @@
-// The Sliders view: each of the four sliders' label, what it controls and every other setting the
-// schema declares for a slider (enforce_volume today). A slider is saved with PATCH
+// The Sliders view: each of the four sliders' label, what it controls (slider-assignment.js) and
+// every other setting the schema declares for a slider (enforce_volume, the curve with its points,
+// min and max); the slider's live value is left to the live page. A slider is saved with PATCH
 // /api/settings {"sliders": [...]}: one change holds label, assignment and settings together, is
 // applied live as a reload applies it (the device gets the label) and the history says "web".
 // A merge patch replaces a whole array, so the save reads the running sliders first and changes
@@ -9,117 +10,47 @@ import { api } from "../net.js";
 import { UNCHANGED, idOf } from "./frame.js";
 import { fieldFor } from "./fields.js";
 import { SOURCE_HEADER, fieldNamedBy, refusalHint, say } from "./form.js";
-import { labelled } from "./labelled.js";
+import { pointsField } from "./rows.js";
+import { assignmentField } from "./slider-assignment.js";
 
 const SLIDER_COUNT = 4;
-const FALLBACK_SYSTEM = { system_default_output: "System output", system_default_input: "Microphone" };
 // Help for the per-slider settings the schema describes without words of its own.
 const HINTS = {
   label: "Shown on the device and on the page (at most 64 bytes)",
   enforce_volume: "For applications: one that changes its own volume or mute is set back to the slider's",
+  curve: "How the slider's position becomes a volume: linear, fine (more steps at low volume) or "
+    + "your own points",
+  points: "Each point turns a slider position into a volume, both 0-100, with straight lines between "
+    + "them; the slider positions rise from point to point (2 to 16 points)",
+  min: "The volume at the bottom of the slider, 0-100",
+  max: "The volume at the top of the slider, 0-100",
 };
+// Labels of the per-slider settings whose keys say too little, and the curve's choices in words.
+const TITLES = { curve: "Curve", points: "Curve points", min: "Lowest volume", max: "Highest volume" };
+const ORDER = ["label", "enforce_volume", "curve", "points", "min", "max"];
+const CURVES = { linear: "Linear", fine: "Fine (more steps at low volume)", points: "My own points" };
 
 function sliderItems(settings) {
   const list = Array.isArray(settings && settings.sliders) ? settings.sliders : [];
   return Array.from({ length: SLIDER_COUNT }, (_, i) => (list[i] && typeof list[i] === "object" ? list[i] : {}));
 }
 
-function namesOf(text) {
-  return text.split(",").map((name) => name.trim()).filter(Boolean);
-}
-
-/** The "Controls" menu and the application names: one field with the assignment's path. */
-function assignmentField(index, schema) {
-  const path = `sliders[${index}].assignment`;
-  const types = schema?.properties?.type?.enum
-    || ["unassigned", "system_default_output", "system_default_input", "app"];
-  const select = h("select", { id: idOf(path) });
-  const names = h("input", { type: "text", id: idOf(`${path}.names`), autocomplete: "off", spellcheck: "false" });
-  const choice = labelled(select, "Controls", { hint: "The system's output or input, or applications by name." });
-  const namesBox = labelled(names, "Application names", {
-    hint: "Separate several names with commas (e.g. spotify, vlc); upper and lower case do not matter.",
-  });
-  let saved = { type: "unassigned" };
-  let sessions = [];
-  let systemNames = { ...FALLBACK_SYSTEM };
-
-  function fill() {
-    const keep = select.value;
-    const system = types.filter((type) => type !== "app" && type !== "unassigned");
-    select.replaceChildren(
-      types.includes("unassigned") ? h("option", { value: "unassigned" }, "Nothing") : null,
-      ...system.map((type) => h("option", { value: type }, systemNames[type] || type.replace(/_/g, " "))),
-      sessions.length ? h("optgroup", { label: "Playing now" },
-        ...sessions.map((s) => h("option", { value: `app:${s.name}` }, s.displayName || s.name))) : null,
-      h("option", { value: "app" }, "Applications by name"));
-    if (keep) select.value = keep;
-  }
-  function showNames() {
-    namesBox.element.hidden = !(select.value === "app" || select.value.startsWith("app:"));
-  }
-  select.addEventListener("change", () => {
-    if (select.value.startsWith("app:")) names.value = select.value.slice(4);
-    showNames();
-  });
-  names.addEventListener("input", () => {
-    if (select.value.startsWith("app:")) select.value = "app"; // typed names are "by name"
-  });
-  function value() {
-    const app = select.value === "app" || select.value.startsWith("app:");
-    if (app) return { type: "app", names: namesOf(names.value) };
-    return { type: select.value };
-  }
-  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-  const field = {
-    path, element: h("div", { class: "assignment-fields" }, choice.element, namesBox.element),
-    setOptions(list, system) {
-      sessions = list;
-      for (const option of system) systemNames[option.name] = option.displayName || option.name;
-      fill();
-      field.reset(saved, { keepEdit: true });
-    },
-    reset(assignment, { keepEdit = false } = {}) {
-      const edited = keepEdit && field.dirty();
-      saved = assignment && typeof assignment.type === "string" ? assignment : { type: "unassigned" };
-      if (edited) return;
-      fill();
-      const list = saved.type === "app" && Array.isArray(saved.names) ? saved.names : [];
-      names.value = list.join(", ");
-      const playing = list.length === 1 && sessions.some((s) => s.name === list[0]);
-      if (saved.type === "app") select.value = playing ? `app:${list[0]}` : "app";
-      else {
-        if (![...select.options].some((o) => o.value === saved.type)) {
-          select.append(h("option", { value: saved.type }, saved.type)); // a type this page lacks
-        }
-        select.value = saved.type;
-      }
-      showNames();
-    },
-    value,
-    dirty: () => !same(value(), saved.type === "app" ? { type: "app", names: saved.names || [] }
-      : { type: saved.type }),
-    problem: () => (value().type === "app" && !value().names.length
-      ? "Type at least one application name." : null),
-    fields: () => [
-      { path, setError: choice.setError, clearError: choice.clearError, focus: choice.focus },
-      { path: `${path}.names`, setError: namesBox.setError, clearError: namesBox.clearError,
-        focus: namesBox.focus },
-    ],
-    namesField: namesBox,
-  };
-  return field;
-}
-
 function sliderCard(index, itemSchema, context, save) {
   const headingId = `settings-slider-${index}`;
   const props = itemSchema?.properties || {};
-  const plain = Object.entries(props).filter(([key]) => key !== "assignment").map(([key, member]) => {
-    const described = { ...member, description: member.description || HINTS[key] };
-    if (key === "label") described.default = `Slider ${index + 1}`;
-    return fieldFor(`sliders[${index}].${key}`, described);
-  });
-  // The label first, then what it controls, then the rest in the schema's order.
-  plain.sort((a, b) => (b.key === "label") - (a.key === "label"));
+  const curve = () => card.curveSelect?.value === "points";
+  const plain = Object.entries(props)
+    .filter(([key, member]) => key !== "assignment" && key !== "value" && !member["x-live"])
+    .map(([key, member]) => {
+      const described = { ...member, description: member.description || HINTS[key], title: member.title || TITLES[key] };
+      if (key === "label") described.default = `Slider ${index + 1}`;
+      const path = `sliders[${index}].${key}`;
+      return key === "points" ? pointsField(path, described, curve) : fieldFor(path, described);
+    });
+  // The label first, then what it controls, then the rest: those known in ORDER (the schema's
+  // members come in alphabetical order), then any others in the schema's order.
+  const rank = (field) => (ORDER.includes(field.key) ? ORDER.indexOf(field.key) : ORDER.length);
+  plain.sort((a, b) => rank(a) - rank(b));
   const assignment = assignmentField(index, props.assignment);
   const status = h("p", { class: "group-status", id: `${headingId}-status`, role: "status" });
   const button = h("button", { type: "submit", class: "primary-button" },
@@ -131,7 +62,7 @@ function sliderCard(index, itemSchema, context, save) {
   const element = h("section", { class: "card settings-group", "aria-labelledby": headingId },
     h("h3", { id: headingId }, `Slider ${index + 1}`), form);
   const card = {
-    index, element, status, button, assignment, plain, saved: {},
+    index, element, status, button, assignment, plain, saved: {}, curveSelect: null,
     all: () => [...plain.flatMap((field) => field.fields()), ...assignment.fields()],
     dirty: () => assignment.dirty() || plain.some((field) => field.change() !== UNCHANGED),
     reset(item, { keepEdits = false } = {}) {
@@ -139,6 +70,7 @@ function sliderCard(index, itemSchema, context, save) {
       card.saved = item;
       for (const field of plain) field.reset(item[field.key]);
       assignment.reset(item.assignment);
+      card.showPoints();
     },
     item() {
       const item = { ...card.saved }; // keeps what this page does not know about
@@ -151,6 +83,20 @@ function sliderCard(index, itemSchema, context, save) {
       return item;
     },
   };
+  // The points apply, and are shown, only with the curve "points".
+  const curveField = plain.find((field) => field.key === "curve");
+  const points = plain.find((field) => field.key === "points");
+  card.curveSelect = curveField ? curveField.element.querySelector("select") : null;
+  if (card.curveSelect) {
+    for (const option of card.curveSelect.options) {
+      if (CURVES[option.value]) option.textContent = CURVES[option.value];
+      else if (option.value === "") option.textContent = `Default (${CURVES[props.curve?.default] || "Linear"})`;
+    }
+  }
+  card.showPoints = () => {
+    if (points) points.element.hidden = !curve();
+  };
+  card.curveSelect?.addEventListener("change", card.showPoints);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     save(card);
@@ -171,6 +117,13 @@ export function buildSliders(context) {
     if (problem) {
       card.assignment.namesField.setError(problem);
       card.assignment.namesField.focus();
+      return;
+    }
+    const problems = card.plain.map((field) => [field, field.problem()]).filter(([, text]) => text);
+    if (problems.length) {
+      problems.forEach(([field, text]) => field.setError(text));
+      problems[0][0].focus();
+      say(card.status, "Not saved: a value is not right.", { error: true });
       return;
     }
     card.button.disabled = true;
