@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "actors/mixer/mixer_holds.hpp"
 #include "actors/support/capability.hpp"
 #include "protocol/audio.hpp"
 #include "protocol/device.hpp"
@@ -35,6 +36,7 @@ struct mixer_state {
   std::shared_ptr<published<mixer_view>> view;
   bool changed = false;          // since the last published view
   std::uint64_t master_seq = 0;  // master changes sent to the audio actor
+  mute_holds holds;              // the mutes hold buttons hold (mixer_holds.hpp)
   static inline const char* name = "mixer";
 };
 
