@@ -178,8 +178,9 @@ struct macros_view {
   std::vector<http_targets::allow_entry> http_allow;
 };
 
-// The events (hub subscriptions) of the macro actor: device input (MACRO,<i>,PRESS and MPAGE,<p>)
-// and device connects (it pushes MPAGE and the 9 MACRO lines of the current page).
+// The events (hub subscriptions) of the macro actor: device input (MACRO,<i>,PRESS / RELEASE and
+// MPAGE,<p>), device connects (it pushes MPAGE and the 9 MACRO lines of the current page) and
+// disconnects (the holds of the device's buttons end).
 inline event_kind_set macros_subscriptions() {
   return kinds_of<device_input, device_status>();
 }
