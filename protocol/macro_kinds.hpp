@@ -94,6 +94,12 @@ struct kind {
   // The command that runs a stored macro of this kind; null: the macro capability runs it itself
   // (hotkey, command, http, sequence).
   command_request (*command)(const nlohmann::json& fields) = nullptr;
+  // A hold kind (hold_mute, hold_unmute): `command` runs when the button goes down
+  // (MACRO,<i>,PRESS) and this one when it comes up again (MACRO,<i>,RELEASE). The macro actor
+  // adds the argument `holder` (the slot, "page:index") to both, so that the owner can tell
+  // holds apart. Null: the kind runs once, on a press.
+  command_request (*release)(const nlohmann::json& fields) = nullptr;
+  bool held() const { return release != nullptr; }
 };
 using kind_list = std::vector<kind>;
 

@@ -104,11 +104,20 @@ struct macro_trigger {
   std::optional<int> page;  // 0-3
   int index = 0;            // 0-8
   int depth = 0;            // command_origin::depth of the request: a run asked by a run
+  // The button's edge: `click` runs the macro once (an API trigger without phase), `press` and
+  // `release` are the button going down and up (MACRO,<i>,PRESS / RELEASE, or the API's phase):
+  // a hold kind holds from its press to its release; any other kind runs on its press.
+  enum class phase { click, press, release };
+  phase edge = phase::click;
+  // From the device's buttons: the hold ends when the link is lost. Any other hold ends on its
+  // release or when no press renewed it for macros::api_hold_lease.
+  bool from_device = false;
 };
 struct macro_trigger_outcome {
   // too_deep: asked through a chain of more than macros::max_run_depth runs; too_often: past the
-  // slot's or the daemon's run budget (macros::slot_runs, macros::daemon_runs).
-  enum class result { started, empty, running, too_deep, too_often };
+  // slot's or the daemon's run budget (macros::slot_runs, macros::daemon_runs); needs_phase: a
+  // hold kind asked without phase. A press of a slot already held renews the hold (started).
+  enum class result { started, empty, running, too_deep, too_often, needs_phase };
   result what = result::started;
   int page = 0;  // the page it ran on (resolved when the request named none)
   std::string name;
@@ -152,6 +161,14 @@ struct macro_step_done {
   std::string error;  // when not ok: a sentence for macro_executed
 };
 
+// The macro actor to itself: the lease of a hold from the API (not the device) may have run out.
+// `lease` names the press that armed it; a later press or the release makes it stale.
+struct macro_hold_lapsed {
+  int page = 0;
+  int index = 0;
+  std::uint64_t lease = 0;
+};
+
 // What the macro actor publishes after every change (GET /api/macros, /api/macros/pages,
 // initial_state). The body of GET /api/macros is encoded on its first read.
 struct macros_view {
@@ -161,8 +178,9 @@ struct macros_view {
   std::vector<http_targets::allow_entry> http_allow;
 };
 
-// The events (hub subscriptions) of the macro actor: device input (MACRO,<i>,PRESS and MPAGE,<p>)
-// and device connects (it pushes MPAGE and the 9 MACRO lines of the current page).
+// The events (hub subscriptions) of the macro actor: device input (MACRO,<i>,PRESS / RELEASE and
+// MPAGE,<p>), device connects (it pushes MPAGE and the 9 MACRO lines of the current page) and
+// disconnects (the holds of the device's buttons end).
 inline event_kind_set macros_subscriptions() {
   return kinds_of<device_input, device_status>();
 }
@@ -212,6 +230,10 @@ struct run_budget {
 };
 inline constexpr run_budget slot_runs{10, std::chrono::seconds(2)};
 inline constexpr run_budget daemon_runs{20, std::chrono::seconds(1)};
+// A hold through the API ends by itself when no press renewed it for this long: a client that
+// vanished while holding (a closed laptop, a lost network) cannot leave a mute held. The web
+// page renews every 3 s while the button is held.
+inline constexpr auto api_hold_lease = std::chrono::seconds(10);
 
 // Validates one Macro object. On error fills `error` with a sentence naming the field (prefixed
 // with `where`, e.g. "steps[2].key must be ...") and, for a command from the API, sets
@@ -262,6 +284,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_page_rename)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_replace)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_step_done)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::macro_hold_lapsed)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd_macros, caf::id_block::mixerd_mixer::end)
 CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_trigger))
@@ -272,4 +295,5 @@ CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_page_rename))
 CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_replace))
 CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_step_done))
 CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_edit_outcome))
+CAF_ADD_TYPE_ID(mixerd_macros, (mixerd::macro_hold_lapsed))
 CAF_END_TYPE_ID_BLOCK(mixerd_macros)

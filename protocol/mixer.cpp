@@ -35,7 +35,7 @@ nlohmann::json volume_change::to_json() const {
 
 namespace mixerd {
 
-// ---- Macro kinds: mute and volume, each one of the mixer's commands --------------------------
+// ---- Macro kinds: mute, volume and the hold kinds, each one of the mixer's commands ----------
 
 namespace {
 
@@ -70,12 +70,35 @@ command_request volume_command(const nlohmann::json& fields) {
   return {step ? "slider.step" : "slider.set", std::move(args)};
 }
 
+// ---- Hold kinds: the mute is held while the button is down ----------------------------------
+// The macro actor adds `holder` to both commands (protocol/macro_kinds.hpp).
+
+// Push-to-talk holds a slider's mute only: an unmuted master while held would be no safer.
+bool read_hold_unmute(macros::field_reader& r) {
+  return r.integer("target", 1, limits::mute_count, true);
+}
+
+command_request hold_command(const nlohmann::json& fields, bool muted) {
+  if (is_master(fields)) return {"master.mute_hold", {{"muted", muted}}};
+  return {"mute.hold", {{"index", fields.at("target")}, {"muted", muted}}};
+}
+
+command_request release_command(const nlohmann::json& fields) {
+  if (is_master(fields)) return {"master.mute_release", nlohmann::json::object()};
+  return {"mute.release", {{"index", fields.at("target")}}};
+}
+
 }  // namespace
 
 std::vector<macros::kind> mixer_macro_kinds() {
   return {
       {"mute", true, [](macros::field_reader& r) { return r.target(); }, mute_command},
       {"volume", true, read_volume, volume_command},
+      // Not steps: a step has no button that is held.
+      {"hold_mute", false, [](macros::field_reader& r) { return r.target(); },
+       [](const nlohmann::json& fields) { return hold_command(fields, true); }, release_command},
+      {"hold_unmute", false, read_hold_unmute,
+       [](const nlohmann::json& fields) { return hold_command(fields, false); }, release_command},
   };
 }
 

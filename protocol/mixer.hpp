@@ -137,6 +137,21 @@ struct master_observed {
   std::uint64_t seq = 0;
 };
 
+// ---- Hold buttons (macro kinds hold_mute and hold_unmute; protocol/README.md, "Macros") ------
+// -> bool (muted now). `holder` (a macro slot, "page:index") holds mute `index` (0-3 or
+// protocol::master_index) at `muted` until it lets go. The first hold of a mute keeps the state
+// it had before; the last holder's release restores it.
+struct mute_hold {
+  int index = 0;
+  bool muted = true;
+  std::string holder;
+};
+// -> bool (muted now). `holder` lets go of mute `index`; one that holds nothing changes nothing.
+struct mute_release {
+  int index = 0;
+  std::string holder;
+};
+
 // The events (hub subscriptions) of the mixer: device input, and device connects (it pushes the
 // whole state).
 inline event_kind_set mixer_subscriptions() {
@@ -149,6 +164,7 @@ using mixer_actor = caf::typed_actor<
     caf::replies_to<set_slider_assignment>::with<assignment>,
     caf::replies_to<toggle_mute>::with<bool>, caf::replies_to<set_mute>::with<bool>,
     caf::replies_to<set_master_volume>::with<int>, caf::replies_to<mixer_apply>::with<bool>,
+    caf::replies_to<mute_hold>::with<bool>, caf::replies_to<mute_release>::with<bool>,
     caf::reacts_to<event>, caf::reacts_to<master_observed>, caf::reacts_to<app_level_observed>,
     caf::reacts_to<settings_reloaded>>;
 
@@ -168,7 +184,7 @@ namespace macros {
 struct kind;
 }  // namespace macros
 
-// The mixer's macro kinds (protocol/README.md, "Macros"): mute and volume.
+// The mixer's macro kinds (protocol/README.md, "Macros"): mute, volume, hold_mute, hold_unmute.
 std::vector<macros::kind> mixer_macro_kinds();
 
 namespace settings_schema {
@@ -190,6 +206,8 @@ std::string assignment_names_field(const assignment& a);
 
 // The mixer capability's CAF type-ID block, chained after the audio block (docs/architecture.md,
 // "Type IDs"). Its values never leave the process: no serialization needed.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mute_hold)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mute_release)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::assignment)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mixer_snapshot)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::set_slider_value)
@@ -201,6 +219,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::master_observed)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(mixerd::mixer_apply)
 
 CAF_BEGIN_TYPE_ID_BLOCK(mixerd_mixer, caf::id_block::mixerd_audio::end)
+CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::mute_hold))
+CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::mute_release))
 CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::assignment))
 CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::mixer_snapshot))
 CAF_ADD_TYPE_ID(mixerd_mixer, (mixerd::set_slider_value))

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "actors/macros/keyboard_output.hpp"
+#include "actors/macros/macro_holds.hpp"
 #include "actors/support/interface_addresses.hpp"
 #include "actors/support/log.hpp"
 #include "actors/support/program_runner.hpp"
@@ -249,7 +250,13 @@ void start(self_ptr self, std::uint64_t run, std::size_t step, const nlohmann::j
   const auto* kind = macros::find_kind(type);
   if (kind == nullptr || kind->command == nullptr)
     return report(self, at, "this step cannot run on its own");
-  run_as_command(self, at, kind->command(fields));
+  auto request = kind->command(fields);
+  if (kind->held()) {
+    auto it = self->state.runs.find(run);
+    if (it != self->state.runs.end())
+      request.args["holder"] = macro_holds::holder_of(it->second.page, it->second.index);
+  }
+  run_as_command(self, at, request);
 }
 
 }  // namespace mixerd::macro_executors

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "actors/macros/macro_executors.hpp"
+#include "actors/macros/macro_holds.hpp"
 #include "actors/support/log.hpp"
 
 namespace mixerd {
@@ -92,6 +93,7 @@ void finish(self_ptr self, std::uint64_t id, bool ok, std::string error) {
     log::warn(component, "macro '", r.name, "' (page ", r.page, ", slot ", r.index,
               ") failed: ", error);
   publish(self, macro_executed{r.page, r.index, r.name, ok, std::move(error)});
+  macro_holds::run_ended(self, id);
 }
 
 // Starts the current step of a run: a delay is a timer, anything else an executor.
@@ -175,6 +177,7 @@ int over_budget(self_ptr self, int page, int index, std::string& why) {
 }
 
 macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
+  using phase = macro_trigger::phase;
   auto& st = self->state;
   macro_trigger_outcome out;
   out.page = req.page.value_or(st.set.current_page);
@@ -184,10 +187,21 @@ macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
   }
   const auto& m = slot(self, out.page, req.index);
   out.name = m.name();
+  // A release ends the slot's hold, whatever the slot holds now (an edit while held).
+  if (req.edge == phase::release && macro_holds::release(self, out.page, req.index)) return out;
   if (m.empty()) {
     out.what = macro_trigger_outcome::result::empty;
     return out;
   }
+  const auto* kind = macros::find_kind(m.type());
+  const bool held = kind != nullptr && kind->held();
+  // Only a hold kind acts on a release; without a phase it would be let go at once.
+  if (req.edge == phase::release) return out;
+  if (held && req.edge == phase::click) {
+    out.what = macro_trigger_outcome::result::needs_phase;
+    return out;
+  }
+  if (held && macro_holds::renew(self, out.page, req.index, req.from_device)) return out;
   if (is_running(self, out.page, req.index)) {
     out.what = macro_trigger_outcome::result::running;
     return out;
@@ -218,6 +232,7 @@ macro_trigger_outcome trigger(self_ptr self, const macro_trigger& req) {
     r.steps.push_back(m.fields);
   const auto id = ++st.last_run;
   st.runs.emplace(id, std::move(r));
+  if (held) macro_holds::begin(self, out.page, req.index, id, m.fields, req.from_device);
   log::info(component, "macro '", out.name, "' (page ", out.page, ", slot ", req.index,
             ") started");
   ask_interceptors(self, id, m.fields);
@@ -240,8 +255,13 @@ void change_page(self_ptr self, int page) {
 
 void on_device_input(self_ptr self, const protocol::device_event& input) {
   if (auto press = std::get_if<protocol::dev_macro>(&input)) {
-    if (!press->pressed) return;
-    auto out = trigger(self, macro_trigger{std::nullopt, press->index, 0});
+    // The button that comes up ends the hold it made, even after a page change meanwhile.
+    if (!press->pressed) {
+      macro_holds::release_device_button(self, press->index);
+      return;
+    }
+    auto out = trigger(
+        self, macro_trigger{std::nullopt, press->index, 0, macro_trigger::phase::press, true});
     if (out.what == macro_trigger_outcome::result::running)
       log::info(component, "button ", press->index, ": macro '", out.name, "' is still running");
   } else if (auto page = std::get_if<protocol::dev_macro_page>(&input)) {
@@ -330,11 +350,15 @@ macros_impl::behavior_type macros_behavior(macros_impl::stateful_pointer<macros_
         if (auto in = e.get_if<device_input>()) {
           on_device_input(self, in->input);
         } else if (auto status = e.get_if<device_status>()) {
-          if (status->connected) push_page(self);
+          if (status->connected)
+            push_page(self);
+          else
+            macro_holds::release_device(self);
         }
       },
       [self](const settings_reloaded& reloaded) { on_settings_reloaded(self, reloaded.settings); },
       [self](const macro_step_done& done) { on_step_done(self, done); },
+      [self](const macro_hold_lapsed& lapsed) { macro_holds::on_lapsed(self, lapsed); },
   };
 }
 

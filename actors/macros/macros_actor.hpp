@@ -14,6 +14,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "actors/support/capability.hpp"
@@ -61,6 +62,16 @@ struct macro_run {
   bool asking = false;                // an interceptor has not answered yet: nothing runs
 };
 
+// A slot whose hold kind (hold_mute, hold_unmute) is held: from its press until its release
+// (actors/macros/macro_holds.hpp).
+struct macro_hold {
+  nlohmann::json fields;     // the macro as pressed: an edit meanwhile does not change the release
+  bool from_device = false;  // a device button: released when the link is lost
+  std::uint64_t run = 0;     // the press's run while it goes on (0: it ended)
+  bool release_due = false;  // released while the press still ran: sent once the run ends
+  std::uint64_t lease = 0;   // the API press that armed the lease (macro_hold_lapsed)
+};
+
 struct macros_state {
   macro_pages set;
   macros_wiring wiring;
@@ -68,6 +79,9 @@ struct macros_state {
   // At most one run per slot (36 in all): a slot still running is not started again.
   std::map<std::uint64_t, macro_run> runs;
   std::uint64_t last_run = 0;
+  // The held slots, by (page, index).
+  std::map<std::pair<int, int>, macro_hold> holds;
+  std::uint64_t last_lease = 0;
   // Setting http_macro_allow, as read at start-up and on every reload.
   std::vector<http_targets::allow_entry> http_allow;
   // The run budgets: per slot ("page:index") and for the daemon ("all").
@@ -79,8 +93,9 @@ struct macros_state {
   static inline const char* name = "macros";
 };
 
-// The macro actor's full interface: its public one and its executors' reports.
-using macros_impl = macros_actor::extend<caf::reacts_to<macro_step_done>>;
+// The macro actor's full interface: its public one, its executors' reports and its holds' leases.
+using macros_impl =
+    macros_actor::extend<caf::reacts_to<macro_step_done>, caf::reacts_to<macro_hold_lapsed>>;
 
 // The published view of a page set.
 macros_view macros_view_of(const macro_pages& set,

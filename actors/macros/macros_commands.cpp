@@ -63,9 +63,14 @@ bool read_page_name(const nlohmann::json& input, nlohmann::json& args, commands:
 void trigger(const command_call_ptr& call) {
   macro_trigger req{std::nullopt, static_cast<int>(call->integer("index")), call->origin().depth};
   if (call->has("page")) req.page = static_cast<int>(call->integer("page"));
+  std::string phase;
+  if (call->has("phase")) {
+    phase = call->text("phase");
+    req.edge = phase == "press" ? macro_trigger::phase::press : macro_trigger::phase::release;
+  }
   const int index = req.index;
   call->ask(call->dir().get<macros_actor>(), req,
-            [index](const command_call_ptr& c, const macro_trigger_outcome& out) {
+            [index, phase](const command_call_ptr& c, const macro_trigger_outcome& out) {
               const std::string where =
                   "page " + std::to_string(out.page) + ", index " + std::to_string(index);
               switch (out.what) {
@@ -85,10 +90,17 @@ void trigger(const command_call_ptr& call) {
                   refused.headers.emplace_back("Retry-After", std::to_string(out.retry_after));
                   return c->done(std::move(refused));
                 }
+                case macro_trigger_outcome::result::needs_phase:
+                  return c->fail(400, "The macro at " + where +
+                                          " is held while its button is down: send phase "
+                                          "\"press\", then \"release\"");
                 case macro_trigger_outcome::result::started:
                   break;
               }
-              c->ok({{"success", true}, {"index", index}, {"page", out.page}, {"macro", out.name}});
+              nlohmann::json answer{
+                  {"success", true}, {"index", index}, {"page", out.page}, {"macro", out.name}};
+              if (!phase.empty()) answer["phase"] = phase;
+              c->ok(std::move(answer));
             });
 }
 
@@ -177,7 +189,10 @@ std::vector<command> macros_commands() {
   return {
       {"macro.trigger",
        "Runs the macro in a slot, as its button does",
-       {slot_param(), page_or_current},
+       {slot_param(), page_or_current,
+        optional(commands::choice("phase", {"press", "release"},
+                                  "The button going down or up (absent: a press that runs the "
+                                  "macro once; a hold macro needs it)"))},
        commands::permission::control,
        macros_missing,
        trigger},

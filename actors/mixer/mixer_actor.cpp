@@ -311,6 +311,27 @@ void on_device_link(self_ptr self, bool connected) {
   push_all(self);
 }
 
+// ---- Hold buttons: the holds are kept in mixer_holds.hpp; each names the state to apply -------
+
+bool muted_now(self_ptr self, int index) {
+  const auto& m = self->state.mix.mutes;
+  return index == protocol::master_index ? m.master : m.individual[index];
+}
+
+bool apply_held(self_ptr self, int index, std::optional<bool> wanted) {
+  if (wanted && *wanted != muted_now(self, index)) apply_mute(self, index, *wanted);
+  return muted_now(self, index);
+}
+
+bool hold_mute(self_ptr self, const mute_hold& req) {
+  const bool now = muted_now(self, req.index);
+  return apply_held(self, req.index, self->state.holds.hold(req.index, now, req.muted, req.holder));
+}
+
+bool release_mute(self_ptr self, const mute_release& req) {
+  return apply_held(self, req.index, self->state.holds.release(req.index, req.holder));
+}
+
 void on_device_input(self_ptr self, const protocol::device_event& input) {
   if (auto s = std::get_if<protocol::dev_slider>(&input)) {
     on_slider(self, *s);
@@ -464,6 +485,10 @@ mixer_actor::behavior_type mixer_behavior(mixer_actor::stateful_pointer<mixer_st
       },
       [self](const mixer_apply& req) {
         return changing(self, [&] { return apply_mix(self, req.mix); });
+      },
+      [self](const mute_hold& req) { return changing(self, [&] { return hold_mute(self, req); }); },
+      [self](const mute_release& req) {
+        return changing(self, [&] { return release_mute(self, req); });
       },
   };
 }

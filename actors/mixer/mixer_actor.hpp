@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "actors/mixer/mixer_holds.hpp"
 #include "actors/support/capability.hpp"
 #include "protocol/audio.hpp"
 #include "protocol/device.hpp"
@@ -42,6 +43,7 @@ struct mixer_state {
   std::array<int, limits::slider_count> last_move{};
   std::array<std::uint64_t, limits::slider_count> level_seq{};
   bool device_seen = false;  // the device has connected since start-up
+  mute_holds holds;          // the mutes hold buttons hold (mixer_holds.hpp)
   static inline const char* name = "mixer";
 };
 

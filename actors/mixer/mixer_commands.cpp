@@ -191,6 +191,27 @@ void step_master(const command_call_ptr& call) {
             });
 }
 
+// ---- Hold buttons: only macros hold (permission local), each as its slot ---------------------
+
+param holder() {
+  return commands::text("holder", 64, "Who holds the mute: the macro slot, page:index");
+}
+
+void hold(const command_call_ptr& call, int index) {
+  call->ask(call->dir().get<mixer_actor>(),
+            mute_hold{index, call->flag("muted"), call->text("holder")},
+            [](const command_call_ptr& c, bool muted) {
+              c->ok({{"success", true}, {"muted", muted}});
+            });
+}
+
+void release(const command_call_ptr& call, int index) {
+  call->ask(call->dir().get<mixer_actor>(), mute_release{index, call->text("holder")},
+            [](const command_call_ptr& c, bool muted) {
+              c->ok({{"success", true}, {"muted", muted}});
+            });
+}
+
 }  // namespace
 
 std::vector<command> mixer_commands() {
@@ -264,6 +285,30 @@ std::vector<command> mixer_commands() {
        commands::permission::control,
        mixer_missing,
        set_master_mute},
+      {"mute.hold",
+       "Holds a slider's mute at a state until the holder releases it (a hold macro)",
+       {slider_index(), flag("muted", "Held muted (true) or unmuted"), holder()},
+       commands::permission::local,
+       mixer_missing,
+       [](const command_call_ptr& call) { hold(call, slider_of(call)); }},
+      {"mute.release",
+       "The holder lets go of a slider's mute: the state before the hold comes back",
+       {slider_index(), holder()},
+       commands::permission::local,
+       mixer_missing,
+       [](const command_call_ptr& call) { release(call, slider_of(call)); }},
+      {"master.mute_hold",
+       "Holds the master mute at a state until the holder releases it (a hold macro)",
+       {flag("muted", "Held muted (true) or unmuted"), holder()},
+       commands::permission::local,
+       mixer_missing,
+       [](const command_call_ptr& call) { hold(call, protocol::master_index); }},
+      {"master.mute_release",
+       "The holder lets go of the master mute: the state before the hold comes back",
+       {holder()},
+       commands::permission::local,
+       mixer_missing,
+       [](const command_call_ptr& call) { release(call, protocol::master_index); }},
   };
 }
 

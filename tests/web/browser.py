@@ -110,6 +110,13 @@ class Browser:
         """Chooses the option whose value or text is `value` in a select."""
         self.call("select", target=target, value=value)
 
+    def mouse_down(self, target):
+        """The mouse button goes down on the middle of `target` and stays down."""
+        self.call("mouseDown", target=target)
+
+    def mouse_up(self):
+        self.call("mouseUp")
+
     def press(self, key):
         """A key press on whatever has the focus ("Tab", "ArrowRight", "Enter")."""
         self.call("press", key=key)

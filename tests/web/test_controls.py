@@ -159,3 +159,33 @@ def test_a_profile_load_updates_every_slider(browser, web, device):
     assert browser.read(role("button", "Load Default"), "attr:aria-current") in (None, "false")
     assert [s["value"] for s in get_json(web, "/api/sliders")["sliders"]] == saved
     device.expect("VOL,3,Mic,44")
+
+
+def test_a_hold_tile_mutes_while_held_down_and_restores_when_let_go(browser, web, device):
+    cough = {"type": "hold_mute", "name": "Cough", "icon": "", "target": 2}
+    assert http("PUT", web.url("/api/macros/0/6"), cough)[0] == 200
+    open_live(browser, web)
+    tile = role("button", "Cough")
+    browser.wait(tile, "attr:aria-pressed", equals="false")
+    browser.mouse_down(tile)
+    browser.wait(tile, "attr:aria-pressed", equals="true")
+    wait_until(lambda: get_json(web, "/api/mutes")["individual"][1], what="Music muted while held")
+    device.expect("MUTE,1,1")
+    # Held past a renewal (every 3 s): still muted, and the page said press again.
+    time.sleep(3.5)
+    assert get_json(web, "/api/mutes")["individual"][1] is True
+    presses = [r for r in browser.log()["requests"]
+               if urllib.parse.urlsplit(r["url"]).path == "/api/macros/trigger"]
+    assert len(presses) >= 2, presses
+    browser.mouse_up()
+    browser.wait(tile, "attr:aria-pressed", equals="false")
+    wait_until(lambda: get_json(web, "/api/mutes")["individual"][1] is False,
+               what="Music unmuted when let go")
+    device.expect("MUTE,1,0")
+    web.wait_log("macro 'Cough' (page 0, slot 6) released (button up)")
+    # A plain click on a hold tile is a press and its release: the mute ends as it began.
+    browser.click(tile)
+    web.wait_log("macro 'Cough' (page 0, slot 6) done")
+    wait_until(lambda: len([line for line in web.log if "'Cough' (page 0, slot 6) released" in line]) == 2,
+               what="the click's release")
+    assert get_json(web, "/api/mutes")["individual"][1] is False

@@ -294,6 +294,38 @@ def test_profiles_are_saved_loaded_renamed_given_an_icon_and_deleted(browser, mi
     browser.screenshot(os.path.join(SCREENSHOTS, "settings-profiles-phone.png"), full_page=True)
 
 
+def test_the_macro_editor_offers_the_hold_kinds_and_their_held_button_works(browser, mixer, device):
+    open_view(browser, mixer, "Macros")
+    browser.click(role("button", "Slot 4 Empty"))
+    browser.wait(role("heading", "Slot 4 on Main"), "visible", equals=True)
+    browser.select(role("combobox", "What it does"), "hold_unmute")
+    # Push-to-talk holds a slider's mute: the master is not offered.
+    assert "Master" not in browser.read(role("combobox", "What to unmute while held"), "text")
+    browser.select(role("combobox", "What to unmute while held"), "4")
+    browser.fill(role("textbox", "Name"), "Talk")
+    browser.click(role("button", "Save macro"))
+    status = element_id("settings-macro-status")
+    browser.wait(status, "text", equals="Saved: Talk is in slot 4 of Main.")
+    assert get_json(mixer, "/api/macros")["pages"]["0"][3] == {
+        "type": "hold_unmute", "name": "Talk", "icon": "", "target": 4}
+    browser.wait(element_id("settings-macro-slot-3-kind"), "text", equals="Hold to talk")
+
+    browser.click(role("button", "Slot 5 Empty"))
+    browser.select(role("combobox", "What it does"), "hold_mute")
+    browser.select(role("combobox", "What to mute while held"), "master")
+    browser.fill(role("textbox", "Name"), "Quiet")
+    browser.click(role("button", "Save macro"))
+    browser.wait(status, "text", equals="Saved: Quiet is in slot 5 of Main.")
+    assert get_json(mixer, "/api/macros")["pages"]["0"][4]["target"] == "master"
+
+    # The device's button holds: the microphone (muted first) is open only while it is down.
+    assert http("POST", mixer.url("/api/mutes/4"), b"")[1]["muted"] is True
+    device.send("MACRO,3,PRESS")
+    wait_until(lambda: get_json(mixer, "/api/mutes")["individual"][3] is False, what="open while held")
+    device.send("MACRO,3,RELEASE")
+    wait_until(lambda: get_json(mixer, "/api/mutes")["individual"][3] is True, what="closed when let go")
+
+
 @pytest.mark.parametrize("name,width,height,touch", SIZES)
 def test_the_sliders_macros_and_profiles_views_pass_axe_wcag_a_and_aa(
         browser, mixer, name, width, height, touch):

@@ -341,6 +341,17 @@ const commands = {
     await locate(target).selectOption(value, { timeout: 5000 });
     return null;
   },
+  // The mouse button goes down on the middle of `target` and stays down (a held tile).
+  mouseDown: async ({ target }) => {
+    const box = await locate(target).boundingBox({ timeout: 5000 });
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    return null;
+  },
+  mouseUp: async () => {
+    await page.mouse.up();
+    return null;
+  },
   press: async ({ key }) => {
     await page.keyboard.press(key);
     return null;

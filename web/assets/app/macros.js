@@ -1,8 +1,16 @@
 // The macro pages: a tab per page (the device's current page marked), 9 slots per page. Tapping
-// a slot runs it (POST /api/macros/trigger); its outcome arrives as macro_executed. The page the
+// a slot runs it (POST /api/macros/trigger); its outcome arrives as macro_executed. A hold kind
+// (hold_mute, hold_unmute) acts while its tile is held down, as the device's button: the press
+// on pointer down (or Space/Enter down), renewed every 3 s while held (the daemon ends a hold
+// that is not renewed within 10 s: a page that vanished cannot leave a mute held), and the
+// release on pointer up, cancel, lost capture, blur or when the page goes away. The page the
 // device shows is switched on the device only, so the tabs here just choose what to look at.
 import { h, absent, announce, showError } from "./dom.js";
 import { tryApi } from "./net.js";
+
+const HOLD_KINDS = new Set(["hold_mute", "hold_unmute"]);
+const HOLD_RENEW_MS = 3000;
+const holds = new Map(); // "page:index" -> {page, index, renew (interval id), stop()}
 
 const PAGE_COUNT = 4;
 const SLOT_COUNT = 9;
@@ -14,7 +22,8 @@ const running = new Map(); // "page:index" -> the slot's button, while the macro
 const KIND_WORDS = {
   hotkey: "Keys", command: "Command", http: "Web request", media: "Media", mute: "Mute",
   volume: "Volume", profile: "Profile", smarthome: "Smart home", stream_scene: "Scene",
-  stream_source: "Source", sequence: "Sequence", plugin: "Plugin",
+  stream_source: "Source", sequence: "Sequence", plugin: "Plugin", hold_mute: "Hold to mute",
+  hold_unmute: "Hold to talk",
 };
 
 function pageName(page) {
@@ -47,6 +56,85 @@ async function trigger(page, index, macro, button) {
   }
 }
 
+function heldLook(button, held) {
+  button.setAttribute("aria-pressed", held ? "true" : "false");
+}
+
+/** The tile goes down: the press, then a renewal every 3 s until the release. */
+function holdDown(page, index, button) {
+  const key = `${page}:${index}`;
+  if (holds.has(key)) return;
+  const press = () => tryApi("POST", "/api/macros/trigger", { index, page, phase: "press" }, { quiet: true });
+  const hold = { page, index, renew: setInterval(press, HOLD_RENEW_MS), stop: () => {} };
+  holds.set(key, hold);
+  heldLook(button, true);
+  press().then((answer) => {
+    // A refused press (e.g. 429) holds nothing: say why, and show the tile up again.
+    if (!answer && holds.get(key) === hold) {
+      holdUp(key);
+      showError(`${button.querySelector(".slot-name").textContent} could not be held.`);
+    }
+  });
+}
+
+/** The tile comes up (or the page goes away): the release, which may outlive the page. */
+function holdUp(key) {
+  const hold = holds.get(key);
+  if (!hold) return;
+  holds.delete(key);
+  clearInterval(hold.renew);
+  hold.stop();
+  for (const held of document.querySelectorAll(`button.slot.hold[data-slot="${key}"]`)) heldLook(held, false);
+  tryApi("POST", "/api/macros/trigger", { index: hold.index, page: hold.page, phase: "release" },
+    { quiet: true, keepalive: true });
+}
+
+function releaseAll() {
+  for (const key of [...holds.keys()]) holdUp(key);
+}
+window.addEventListener("pagehide", releaseAll);
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "hidden") releaseAll();
+});
+
+function holdButton(page, index, button) {
+  const key = `${page}:${index}`;
+  button.classList.add("hold");
+  button.dataset.slot = key;
+  heldLook(button, holds.has(key));
+  button.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0) return;
+    event.preventDefault();
+    button.setPointerCapture(event.pointerId);
+    holdDown(page, index, button);
+    // The window hears the pointer come up even when a re-render replaced this tile.
+    const up = (e) => {
+      if (e.pointerId === event.pointerId) holdUp(key);
+    };
+    window.addEventListener("pointerup", up, true);
+    window.addEventListener("pointercancel", up, true);
+    const hold = holds.get(key);
+    if (hold) {
+      hold.stop = () => {
+        window.removeEventListener("pointerup", up, true);
+        window.removeEventListener("pointercancel", up, true);
+      };
+    }
+  });
+  button.addEventListener("lostpointercapture", () => holdUp(key));
+  button.addEventListener("contextmenu", (event) => event.preventDefault());
+  button.addEventListener("keydown", (event) => {
+    if ((event.key === " " || event.key === "Enter") && !event.repeat) {
+      event.preventDefault();
+      holdDown(page, index, button);
+    }
+  });
+  button.addEventListener("keyup", (event) => {
+    if (event.key === " " || event.key === "Enter") holdUp(key);
+  });
+  button.addEventListener("blur", () => holdUp(key));
+}
+
 function slotButton(page, index, macro) {
   if (!macro || macro.type === "none" || !macro.type) {
     return h("div", { class: "slot empty" }, h("span", { "aria-hidden": "true" }, "Empty"),
@@ -61,7 +149,8 @@ function slotButton(page, index, macro) {
     button.classList.add("is-running");
     running.set(`${page}:${index}`, button);
   }
-  button.addEventListener("click", () => trigger(page, index, macro, button));
+  if (HOLD_KINDS.has(macro.type)) holdButton(page, index, button);
+  else button.addEventListener("click", () => trigger(page, index, macro, button));
   return button;
 }
 

@@ -16,10 +16,12 @@ export function goToLogin() {
 /**
  * Sends a request to the controller API and resolves with the parsed JSON answer.
  * Rejects with RequestFailed (already shown to the user unless quiet is set). `headers` adds
- * request headers (e.g. X-Mixerd-Source).
+ * request headers (e.g. X-Mixerd-Source); `keepalive` lets the request outlive the page (a release
+ * sent as the page goes away).
  */
-export async function api(method, path, body, { quiet = false, headers = {} } = {}) {
-  const init = { method, headers: { ...headers, Accept: "application/json" }, credentials: "same-origin" };
+export async function api(method, path, body, { quiet = false, headers = {}, keepalive = false } = {}) {
+  const init = { method, headers: { ...headers, Accept: "application/json" }, credentials: "same-origin",
+    keepalive };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);

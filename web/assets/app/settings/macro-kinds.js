@@ -26,6 +26,13 @@ export const KINDS = [
       ["pause", "Pause"], ["next", "Next"], ["previous", "Previous"], ["stop", "Stop"]] }] },
   { type: "mute", title: "Mute", fields: [
     { key: "target", label: "What to mute", kind: "select", options: TARGETS, target: true }] },
+  { type: "hold_mute", title: "Hold to mute", fields: [
+    { key: "target", label: "What to mute while held", kind: "select", options: TARGETS, target: true,
+      hint: "Muted while the button is held down; let go and the mute is as it was before." }] },
+  { type: "hold_unmute", title: "Hold to talk", fields: [
+    { key: "target", label: "What to unmute while held", kind: "select", options: TARGETS.slice(0, 4),
+      target: true,
+      hint: "Push-to-talk: e.g. the slider of the microphone. Unmuted while held; let go and it is as before." }] },
   { type: "volume", title: "Volume", fields: [
     { key: "target", label: "Which volume", kind: "select", options: TARGETS, target: true },
     { key: "step", label: "Step", kind: "number", min: -100, max: 100,
