@@ -44,7 +44,7 @@ TEST_CASE("hold_mute and hold_unmute are read with their target, and are no sequ
   CHECK(in_sequence.find("hold") == std::string::npos);
 }
 
-TEST_CASE("a hold kind names a press command and a release command; other kinds only one") {
+TEST_CASE("a hold kind names a press command and a release command, other kinds only one") {
   const auto* mute = macros::find_kind("hold_mute");
   const auto* talk = macros::find_kind("hold_unmute");
   REQUIRE(mute);
