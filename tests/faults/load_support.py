@@ -21,8 +21,9 @@ LOAD_CLIENTS_JS = os.path.join(HERE, "node", "load_clients.js")
 def slider_line(n):
     """The n-th line the sender writes (load_clients.js expects exactly this sequence): four
     sliders in turn, each value differing from that slider's previous one (the mixer drops a
-    report of the value it already has)."""
-    return f"SLIDER,{n % 4},{(n // 4) % 101}"
+    report of the value it already has) by more than the deadband (steps of +3, and -98 at each
+    wrap: a step of 1 back would be taken for a noisy potentiometer)."""
+    return f"SLIDER,{n % 4},{(n // 4) * 3 % 101}"
 
 
 class PacedSender:

@@ -195,7 +195,7 @@ def test_garbage_device_lines_are_ignored(connected):
         assert unrecognised + overlong <= 10 * (1 + int(elapsed // 60)), (unrecognised, overlong)
         after = {"sliders": get_json(daemon, "/api/sliders"), "mutes": get_json(daemon, "/api/mutes"),
                  "volume": get_json(daemon, "/api/volume/master")}
-        before["sliders"]["sliders"][1]["value"] = 42
+        before["sliders"]["sliders"][1].update(value=42, position=42)
         assert after == before
         status = get_json(daemon, "/api/status")
         assert status["connected"] is True and status["port"] == device.path

@@ -11,7 +11,7 @@
 //   {"type":"report",…}                          answer to {"cmd":"report",…} (below)
 //   {"type":"error","message":…}                 a client failed to connect or was dropped
 // The n-th slider_change (from 0) of every client must be the n-th line the test wrote to the pty,
-// which is SLIDER,n%4,(n/4)%101, i.e. {"index": n%4+1, "value": floor(n/4)%101}: each client
+// which is SLIDER,n%4,(n/4)*3%101, i.e. {"index": n%4+1, "value": floor(n/4)*3%101}: each client
 // checks that on arrival (order and content) and keeps the arrival time of each one (monotonic
 // clock, the one Python's time.monotonic() reads), CAPACITY at most.
 //
@@ -57,7 +57,7 @@ class Client {
   onSlider(payload) {
     const n = this.received++;
     if (n < capacity) this.arrivals[n] = nowSeconds();
-    const want = { index: (n % 4) + 1, value: Math.floor(n / 4) % 101 };
+    const want = { index: (n % 4) + 1, value: (Math.floor(n / 4) * 3) % 101 };
     if (!payload || payload.index !== want.index || payload.value !== want.value) {
       this.mismatches++;
       if (this.firstMismatch === null) this.firstMismatch = { n, got: payload, want };
