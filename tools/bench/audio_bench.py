@@ -282,10 +282,13 @@ def on_server(watcher, start, index, plan, sends, server):
 
 def ramps(start, count, turn):
     """count values from start: up and down by 1 between 0 and 100, turning with a step of
-    `turn` (a step back of the deadband or less would be no move)."""
-    plan, value, step = [], start, 1
-    for _ in range(count):
-        if not 0 <= value + step <= 100:
+    `turn` (a step back of the deadband or less would be no move). The first move is a step of
+    `turn` too: the slider's last move before `start` may have gone the other way."""
+    plan, value, step = [], start, 1 if start < 100 - turn else -1
+    for n in range(count):
+        if n == 0:
+            value += turn * step
+        elif not 0 <= value + step <= 100:
             step = -step
             value += turn if step > 0 else -turn
         else:
