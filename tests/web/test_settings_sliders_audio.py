@@ -14,6 +14,7 @@ from conftest import REPO, SCREENSHOTS, check_serves_the_page, harness, open_liv
 
 sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
 from audio_support import pulse, volume_of  # noqa: E402,F401 (pulse: a fixture)
+from test_settings_sections import open_view  # noqa: E402 (the area opened at one tab)
 
 get_json, http, wait_until = harness.get_json, harness.http, harness.wait_until
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
@@ -30,12 +31,6 @@ def start(daemon_factory, device, data_dir, server):
     return daemon
 
 
-def open_view(browser, daemon, tab, width=390, height=844, touch=True):
-    open_live(browser, daemon, width=width, height=height, touch=touch)
-    browser.click(role("button", "Settings"))
-    browser.wait(role("button", "Settings"), "attr:aria-expanded", equals="true")
-    browser.click(role("tab", tab))
-    browser.wait(role("tab", tab), "attr:aria-selected", equals="true")
 
 
 def check_axe(browser, what, include=None):
