@@ -95,7 +95,15 @@ inline mixer_actor::behavior_type mixer_backend() {
       [](const event&) { not_from_a_route("event to the mixer"); },
       [](const mixer_apply&) -> bool { not_from_a_route("mixer_apply"); },
       [](const master_observed&) { not_from_a_route("master_observed"); },
+      [](const app_level_observed&) { not_from_a_route("app_level_observed"); },
       [](const settings_reloaded&) { not_from_a_route("settings_reloaded to the mixer"); },
+      // The hold commands are local-only; a route that reaches them still gets an answer.
+      [](const mute_hold& h) {
+        FUZZ_CHECK(h.index == protocol::master_index ||
+                   (h.index >= 0 && h.index < limits::mute_count));
+        return h.muted;
+      },
+      [](const mute_release&) { return pick(0, 2) == 0; },
   };
 }
 
@@ -206,6 +214,7 @@ inline audio_actor::behavior_type audio_backend() {
       [](const audio_slider_level&) { not_from_a_route("audio_slider_level"); },
       [](const audio_master_level&) { not_from_a_route("audio_master_level"); },
       [](watch_atom, const caf::actor&) { not_from_a_route("audio watch"); },
+      [](const settings_reloaded&) { not_from_a_route("settings_reloaded to the audio actor"); },
       [](caf::get_atom, sessions_atom) -> audio_sessions { not_from_a_route("audio sessions"); },
   };
 }
@@ -411,7 +420,8 @@ class capabilities {
 
     audio_->store(audio_view{pick(22, 2) == 0,
                              "PulseAudio 16.1",
-                             {{"spotify", "Spotify"}, {"firefox", "Firefox \xe2\x82"}}});
+                             {audio_session{"spotify", "Spotify", {}, 2, 0, 30.5, false},
+                              audio_session{"firefox", "Firefox \xe2\x82", {}, 1, -1, -1, true}}});
 
     // Login on in two scenarios of three; the live session idles out in one of four.
     auth_view login;
