@@ -6,13 +6,20 @@ import xml.etree.ElementTree as ET
 
 results = pathlib.Path(sys.argv[1])
 passed = failed = skipped = 0
+failures = []  # named in the last lines, which are what a CI log shows when it is cut
 for report in sorted(results.glob("*.xml")):
     root = ET.parse(report).getroot()
     suites = [root] if root.tag == "testsuite" else root.iter("testsuite")
     for suite in suites:
         for case in suite.iter("testcase"):
-            if case.find("failure") is not None or case.find("error") is not None:
+            problem = case.find("failure")
+            problem = problem if problem is not None else case.find("error")
+            if problem is not None:
                 failed += 1
+                where = case.get("classname") or ""
+                why = (problem.get("message") or "").splitlines()[:1]
+                failures.append(f"{report.stem}: {where}{'::' if where else ''}{case.get('name')}"
+                                + (f" ({why[0][:200]})" if why else ""))
             elif case.find("skipped") is not None:
                 skipped += 1
             else:
@@ -25,8 +32,13 @@ if replay.exists():
             verdict = line.split()[3]
             passed += verdict == "ok"
             failed += verdict == "FAILED"
+            if verdict == "FAILED":
+                failures.append(f"fuzz replay: {line.split()[2]}")
 build_failures = len(list(results.glob("*-build-failed")))
 failed += build_failures
+failures += [f"build failed: {p.stem.removesuffix('-build-failed')}" for p in sorted(results.glob("*-build-failed"))]
+for failure in failures:
+    print(f"failed: {failure}")
 note = f" ({build_failures} build(s) failed)" if build_failures else ""
 print(f"summary: {passed} passed, {failed} failed, {skipped} skipped{note}")
 sys.exit(1 if failed or passed == 0 else 0)
