@@ -34,9 +34,10 @@ if replay.exists():
             failed += verdict == "FAILED"
             if verdict == "FAILED":
                 failures.append(f"fuzz replay: {line.split()[2]}")
-build_failures = len(list(results.glob("*-build-failed")))
+broken_builds = sorted(results.glob("*-build-failed"))
+build_failures = len(broken_builds)
 failed += build_failures
-failures += [f"build failed: {p.stem.removesuffix('-build-failed')}" for p in sorted(results.glob("*-build-failed"))]
+failures += [f"build failed: {p.name.removesuffix('-build-failed')}" for p in broken_builds]
 for failure in failures:
     print(f"failed: {failure}")
 note = f" ({build_failures} build(s) failed)" if build_failures else ""
